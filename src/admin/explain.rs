@@ -1,0 +1,127 @@
+//! `tiershim explain`: the decision the gate would make, from the same `decide()`.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::context::Context;
+use crate::decision::{self, Verdict};
+use crate::exit::Exit;
+use crate::gate;
+use crate::grammar;
+use crate::install::InstallConfig;
+use crate::policy::Policy;
+use crate::sanitize::{escape, redact_args};
+use crate::tool::Tool;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A tiershim.yaml to judge with (tier ceiling, pinned env, policy override). Without it:
+    /// the embedded policy and a ceiling of 3.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The agent's tier (as CLAUDEOPS_TIER would set it); default: this environment's.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    tier: Option<u8>,
+    /// Judge as if dry-run were on.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// The call: a gated tool's name and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "TOOL ARGS")]
+    call: Vec<String>,
+}
+
+pub fn run(ctx: &Context, a: Args) -> Exit {
+    let Some(tool) = Tool::from_name(&a.call[0]) else {
+        eprintln!(
+            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, curl, git)",
+            escape(&a.call[0])
+        );
+        return Exit::Usage;
+    };
+    let args = &a.call[1..];
+    let cfg = match &a.config {
+        Some(p) => match InstallConfig::load(p, false) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("tiershim explain: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        },
+        None => None,
+    };
+    let policy = match Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tiershim explain: {}", escape(&e.to_string()));
+            return e.exit();
+        }
+    };
+    let inv = grammar::parse(tool, args);
+    let cfg = cfg.unwrap_or_else(|| InstallConfig {
+        path: PathBuf::from("(none)"),
+        tier: 3,
+        dry_run: false,
+        policy: None,
+        real: Default::default(),
+        real_dirs: Vec::new(),
+        audit_log: None,
+        env: Default::default(),
+    });
+    let var = |name: &str| ctx.var(name);
+    let mut req = gate::request(&cfg, &policy, &inv, &var);
+    if let Some(t) = a.tier {
+        req.env_tier = Some(t.to_string());
+    }
+    if a.dry_run {
+        req.dry_run_pinned = true;
+    }
+    let d = decision::decide(&inv, &policy, &req);
+    let shown = redact_args(args);
+    let message = decision::render(&d, &d.skill, &shown);
+    if a.json {
+        let v = json!({
+            "verdict": d.verdict.as_str(),
+            "tool": d.tool.name(),
+            "verb": d.verb,
+            "skill": d.skill,
+            "required_tier": d.required_tier,
+            "effective_tier": d.effective_tier,
+            "dry_run": d.dry_run,
+            "rule": d.rule,
+            "reasons": d.reasons,
+            "what": d.what,
+            "instead": d.instead,
+            "actions": inv.actions.iter().map(|x| json!({"verb": x.verb, "marks": x.marks})).collect::<Vec<_>>(),
+            "scope": null,
+            "message": message,
+        });
+        println!("{v}");
+    } else {
+        println!("verdict:        {}", d.verdict.as_str());
+        println!("tool:           {}", d.tool);
+        println!("verb:           {}", escape(&d.verb));
+        println!("skill:          {}", d.skill);
+        println!("required tier:  {}", d.required_tier);
+        println!("effective tier: {}", d.effective_tier);
+        println!("dry run:        {}", if d.dry_run { "on" } else { "off" });
+        println!("rule:           {}", d.rule);
+        for x in &inv.actions {
+            let marks: Vec<&str> = x.marks.iter().map(String::as_str).collect();
+            println!("action:         {} [{}]", escape(&x.verb), escape(&marks.join(", ")));
+        }
+        println!("reasons:");
+        for r in &d.reasons {
+            println!("  - {r}");
+        }
+        println!("scope:          not checked (no path rules in this version)");
+        println!("message:        {message}");
+    }
+    match d.verdict {
+        Verdict::Allow | Verdict::DryRun => Exit::Ok,
+        Verdict::Refuse => Exit::Refused,
+    }
+}

@@ -1,0 +1,57 @@
+//! `tiershim <command>`: the admin CLI (clap). Each subcommand calls the same library code as
+//! the gate; none executes anything it is asked about.
+
+mod explain;
+mod policy_check;
+
+use clap::{Parser, Subcommand};
+
+use crate::context::Context;
+use crate::exit::Exit;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tiershim",
+    version,
+    about = "A per-tier command gate for AI operations agents",
+    long_about = "A per-tier command gate for AI operations agents.\n\n\
+        Linked as gh, tea, docker, psql, curl or git in a tier directory that holds a tiershim.yaml, \
+        it parses each call as the real tool would, decides it against the agent's tier and the policy, \
+        logs the decision, and then execs the real tool, prints what a dry run would do, or refuses \
+        (exit 77; 78 for a bad config or policy).\n\n\
+        Run as tiershim, it is this admin tool."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the decision the gate would make for a call, without running anything.
+    Explain(explain::Args),
+    /// Policy tools.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Load a policy (the embedded default, or DIR), run every rule's examples, and report.
+    Check(policy_check::Args),
+}
+
+pub fn run(ctx: &Context) -> Exit {
+    let argv = std::iter::once(std::ffi::OsString::from("tiershim")).chain(ctx.args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+        }
+    };
+    match cli.command {
+        Command::Explain(a) => explain::run(ctx, a),
+        Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+    }
+}

@@ -1,0 +1,157 @@
+//! The audit record of one decision, and where it goes: one JSON line appended to the audit log
+//! with a single `write` on an `O_APPEND` file (so concurrent gates never interleave), synced
+//! before exec, and the same event to journald when its socket exists.
+//!
+//! Everything in a record that the caller supplied is already redacted here; nothing is printed.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::decision::Decision;
+use crate::error::{Error, Result};
+use crate::policy::Required;
+
+/// A variable the gate changed before exec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvReset {
+    pub var: String,
+    /// `removed` or `pinned`.
+    pub action: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tiers {
+    /// The raw `CLAUDEOPS_TIER`, escaped, if set.
+    pub requested: Option<String>,
+    pub ceiling: u8,
+    pub effective: u8,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditRecord {
+    pub time: String,
+    pub pid: u32,
+    pub ppid: u32,
+    pub cwd: String,
+    /// The tiershim binary that decided (`/proc/self/exe`).
+    pub exe: String,
+    /// The link it was executed through.
+    pub link: String,
+    pub tool: String,
+    pub argv: Vec<String>,
+    pub verb: String,
+    pub skill: String,
+    pub tier: Tiers,
+    pub dry_run: bool,
+    pub verdict: String,
+    pub required_tier: Required,
+    pub rule: String,
+    pub reasons: Vec<String>,
+    /// The real binary that will be executed (allowed calls only).
+    pub real: Option<String>,
+    pub env_resets: Vec<EnvReset>,
+    pub duration_us: u64,
+}
+
+impl AuditRecord {
+    pub fn verdict_of(d: &Decision) -> String {
+        d.verdict.as_str().to_string()
+    }
+}
+
+/// Append one record as one line. Opened `O_APPEND`, written with a single `write`, synced.
+pub fn append(path: &Path, rec: &AuditRecord) -> Result<()> {
+    let mut line = serde_json::to_vec(rec).map_err(|e| Error::Internal(format!("audit record: {e}")))?;
+    line.push(b'\n');
+    let err = |e: std::io::Error| Error::Audit {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o640)
+        .open(path)
+        .map_err(err)?;
+    let n = f.write(&line).map_err(err)?;
+    if n != line.len() {
+        return Err(err(std::io::Error::other(format!("short write ({n} of {} bytes)", line.len()))));
+    }
+    f.sync_data().map_err(err)?;
+    Ok(())
+}
+
+const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";
+
+/// Send the record to journald when its socket exists (containers usually have none; then the
+/// JSONL file is the record). Failures here are not fatal: the file is the authoritative trail.
+pub fn journald(rec: &AuditRecord) {
+    if !Path::new(JOURNAL_SOCKET).exists() {
+        return;
+    }
+    let Ok(layer) = tracing_journald::layer() else {
+        return;
+    };
+    use tracing_subscriber::layer::SubscriberExt;
+    let subscriber = tracing_subscriber::registry().with(layer.with_syslog_identifier("tiershim".into()));
+    let json = serde_json::to_string(rec).unwrap_or_default();
+    tracing::subscriber::with_default(subscriber, || {
+        tracing::info!(tool = %rec.tool, verdict = %rec.verdict, rule = %rec.rule, skill = %rec.skill, record = %json, "tiershim decision");
+    });
+}
+
+/// RFC 3339 UTC with microseconds, without a date library.
+pub fn rfc3339(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_micros()
+    )
+}
+
+pub fn path_string(p: &Path) -> String {
+    crate::sanitize::escape(&p.to_string_lossy()).into_owned()
+}
+
+pub fn self_exe() -> PathBuf {
+    std::fs::read_link("/proc/self/exe").unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_formats_utc() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_micros(1_795_000_000_123_456)),
+            "2026-11-18T11:06:40.123456Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00.000000Z"
+        );
+    }
+}

@@ -1,0 +1,59 @@
+//! Every failure on the way to a decision, with the context that explains it (file, key, line).
+//! An [`Error`] never leads to exec: the gate turns it into exit 78, 70 or 127 and stops.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::exit::Exit;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("no tiershim.yaml in {dir}: this link is not part of an installation; run install.sh or put a tiershim.yaml beside the link")]
+    ConfigMissing { dir: PathBuf },
+
+    #[error("cannot read {path}: {source}")]
+    ConfigRead { path: PathBuf, source: std::io::Error },
+
+    #[error("{path}: {msg}")]
+    ConfigInvalid { path: PathBuf, msg: String },
+
+    #[error("{path}: {msg}")]
+    ConfigUnsafe { path: PathBuf, msg: String },
+
+    #[error("policy {source_name}: {msg}")]
+    Policy { source_name: String, msg: String },
+
+    #[error("audit log {path}: {source}; the call is refused rather than run unlogged (fix the file's permissions or the audit_log key)")]
+    Audit { path: PathBuf, source: std::io::Error },
+
+    #[error("real {tool} at {path} is tiershim itself; point `real.{tool}` in {config} at the real binary")]
+    RealIsSelf { tool: String, path: PathBuf, config: PathBuf },
+
+    #[error("{tool} is not installed at {path}")]
+    RealMissing { tool: String, path: String },
+
+    #[error("exec {path}: {source}")]
+    Exec { path: PathBuf, source: std::io::Error },
+
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl Error {
+    pub fn exit(&self) -> Exit {
+        match self {
+            Error::ConfigMissing { .. }
+            | Error::ConfigRead { .. }
+            | Error::ConfigInvalid { .. }
+            | Error::ConfigUnsafe { .. }
+            | Error::Policy { .. }
+            | Error::Audit { .. }
+            | Error::RealIsSelf { .. } => Exit::Config,
+            Error::RealMissing { .. } => Exit::NotFound,
+            Error::Exec { .. } | Error::Internal(_) => Exit::Internal,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,115 @@
+//! Resolving the real tool (absolute path only, never tiershim itself), building the child's
+//! environment (hardened variables reset to the pinned value or removed), and the exec itself.
+//! Nothing here decides whether to run: the gate calls [`exec`] only for an allowed decision.
+
+use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use crate::audit::EnvReset;
+use crate::error::{Error, Result};
+use crate::install::InstallConfig;
+use crate::policy::Policy;
+use crate::tool::Tool;
+
+/// The real binary for `tool`: `real.<tool>` from the config, else the first `real_dirs` entry
+/// that has it. A path that is tiershim itself is an error (no exec loop).
+pub fn resolve_real(cfg: &InstallConfig, tool: Tool) -> Result<PathBuf> {
+    let candidate = match cfg.real.get(&tool) {
+        Some(p) => {
+            if !is_executable_file(p) {
+                return Err(Error::RealMissing {
+                    tool: tool.name().into(),
+                    path: p.display().to_string(),
+                });
+            }
+            p.clone()
+        }
+        None => {
+            let found = cfg.real_dirs.iter().map(|d| d.join(tool.name())).find(|p| is_executable_file(p));
+            match found {
+                Some(p) => p,
+                None => {
+                    let dirs: Vec<String> = cfg.real_dirs.iter().map(|d| d.display().to_string()).collect();
+                    let path = if dirs.is_empty() {
+                        format!("any path (tiershim.yaml names no `real.{}` and no `real_dirs`)", tool.name())
+                    } else {
+                        format!("{}/{}", dirs.join(":"), tool.name())
+                    };
+                    return Err(Error::RealMissing {
+                        tool: tool.name().into(),
+                        path,
+                    });
+                }
+            }
+        }
+    };
+    if is_self(&candidate) {
+        return Err(Error::RealIsSelf {
+            tool: tool.name().into(),
+            path: candidate,
+            config: cfg.path.clone(),
+        });
+    }
+    Ok(candidate)
+}
+
+fn is_executable_file(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0)
+}
+
+/// Same file as the running binary (by device and inode, so hard links count too).
+pub fn is_self(p: &Path) -> bool {
+    match (std::fs::metadata(p), std::fs::metadata("/proc/self/exe")) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// The child's environment: the caller's, with every hardened variable of the policy removed,
+/// then the pinned values set. Returns the environment and what was changed.
+pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &InstallConfig) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
+    let mut resets = Vec::new();
+    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len());
+    for (k, v) in caller {
+        let name = k.to_string_lossy();
+        if cfg.env.contains_key(name.as_ref()) {
+            continue; // replaced by the pinned value below
+        }
+        if policy.resets(&name) {
+            resets.push(EnvReset {
+                var: name.into_owned(),
+                action: "removed",
+            });
+            continue;
+        }
+        env.push((k.clone(), v.clone()));
+    }
+    for (k, v) in &cfg.env {
+        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
+        if was.is_none_or(|cv| cv != v.as_str()) {
+            resets.push(EnvReset {
+                var: k.clone(),
+                action: "pinned",
+            });
+        }
+        env.push((k.into(), v.into()));
+    }
+    (env, resets)
+}
+
+/// Replace this process with the real tool. Returns only on failure.
+pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec<(OsString, OsString)>) -> Error {
+    let err = std::process::Command::new(real)
+        .arg0(tool.name())
+        .args(prepend)
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .exec();
+    Error::Exec {
+        path: real.to_path_buf(),
+        source: err,
+    }
+}

@@ -1,0 +1,172 @@
+//! The live path of a gated call: config beside the link -> policy -> grammar -> facts ->
+//! `decide()` -> audit line -> stderr line -> exec, dry-run, or refuse.
+//!
+//! Any error on the way refuses: nothing is executed after an error, and the audit record is
+//! written (and synced) before exec. This is the only place that execs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::audit::{self, AuditRecord, Tiers};
+use crate::context::Context;
+use crate::decision::{self, Decision, Request, Verdict};
+use crate::error::{Error, Result};
+use crate::exec;
+use crate::exit::Exit;
+use crate::grammar::{self, Claim, Invocation};
+use crate::install::{self, InstallConfig};
+use crate::policy::Policy;
+use crate::sanitize::{escape, redact_args};
+use crate::tool::Tool;
+
+/// Run a gated call. Returns only when the tool was not executed.
+pub fn run(ctx: &Context, tool: Tool) -> Exit {
+    match gate(ctx, tool) {
+        Ok(exit) => exit,
+        Err(e) => {
+            eprintln!("tiershim: {tool}: {}", escape(&e.to_string()));
+            e.exit()
+        }
+    }
+}
+
+/// argv as UTF-8; a word that is not is a call the gate cannot read, so it is refused.
+fn utf8_args(ctx: &Context, tool: Tool) -> std::result::Result<Vec<String>, Invocation> {
+    let mut out = Vec::with_capacity(ctx.args.len());
+    for a in &ctx.args {
+        match a.to_str() {
+            Some(s) => out.push(s.to_string()),
+            None => {
+                let shown: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+                return Err(Invocation::new(tool, &shown).with_problem(format!("argument {:?} is not UTF-8", a.to_string_lossy())));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The facts a decision needs from the environment and the install, gathered before `decide`.
+pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn Fn(&str) -> Option<String>) -> Request {
+    let mut caller_env = BTreeMap::new();
+    for v in &policy.must_match {
+        if let Some(val) = var(v) {
+            caller_env.insert(v.clone(), val);
+        }
+    }
+    let mut real_gh = Vec::new();
+    if inv.claims.iter().any(|c| matches!(c, Claim::GhCredentialHelper { .. }))
+        && let Ok(p) = exec::resolve_real(cfg, Tool::Gh)
+    {
+        if let Ok(c) = std::fs::canonicalize(&p) {
+            real_gh.push(c.display().to_string());
+        }
+        real_gh.push(p.display().to_string());
+    }
+    Request {
+        ceiling: cfg.tier,
+        env_tier: var("CLAUDEOPS_TIER"),
+        env_dry_run: var("CLAUDEOPS_DRY_RUN"),
+        dry_run_pinned: cfg.dry_run,
+        pinned: cfg.env.clone(),
+        caller_env,
+        real_gh,
+    }
+}
+
+/// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
+fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
+    var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
+}
+
+fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
+    let dir = ctx.exec_path.parent().unwrap_or(Path::new("/"));
+    let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
+    let policy = Policy::load(tool, cfg.policy.as_deref())?;
+    let var = |name: &str| ctx.var(name);
+    let (args, inv) = match utf8_args(ctx, tool) {
+        Ok(args) => {
+            let inv = grammar::parse(tool, &args);
+            (args, inv)
+        }
+        Err(inv) => (inv.args.clone(), inv),
+    };
+    let req = request(&cfg, &policy, &inv, &var);
+    let d = decision::decide(&inv, &policy, &req);
+    let skill = shown_skill(&d, &var);
+
+    let mut real = None;
+    let mut failure = None;
+    let mut env = Vec::new();
+    let mut resets = Vec::new();
+    if d.verdict == Verdict::Allow {
+        match exec::resolve_real(&cfg, tool) {
+            Ok(p) => {
+                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg);
+                real = Some(p);
+            }
+            Err(e) => failure = Some(e),
+        }
+    }
+
+    let shown_args = redact_args(&args);
+    if let Some(log) = &cfg.audit_log {
+        let mut reasons = d.reasons.clone();
+        if let Some(e) = &failure {
+            reasons.push(e.to_string());
+        }
+        let rec = AuditRecord {
+            time: audit::rfc3339(ctx.now),
+            pid: ctx.pid,
+            ppid: ctx.ppid,
+            cwd: audit::path_string(&ctx.cwd),
+            exe: audit::path_string(&audit::self_exe()),
+            link: audit::path_string(&ctx.exec_path),
+            tool: tool.name().into(),
+            argv: shown_args.iter().map(|a| escape(a).into_owned()).collect(),
+            verb: escape(&d.verb).into_owned(),
+            skill: escape(&skill).into_owned(),
+            tier: Tiers {
+                requested: req.env_tier.as_deref().map(|t| escape(t).into_owned()),
+                ceiling: cfg.tier,
+                effective: d.effective_tier,
+                note: d.tier_note.clone(),
+            },
+            dry_run: d.dry_run,
+            verdict: if failure.is_some() {
+                "error".into()
+            } else {
+                AuditRecord::verdict_of(&d)
+            },
+            required_tier: d.required_tier,
+            rule: d.rule.clone(),
+            reasons,
+            real: real.as_deref().map(audit::path_string),
+            env_resets: resets.clone(),
+            duration_us: ctx.started.elapsed().as_micros() as u64,
+        };
+        audit::append(log, &rec)?;
+        audit::journald(&rec);
+    }
+
+    if let Some(e) = failure {
+        return match e {
+            Error::RealMissing { .. } => {
+                eprintln!(
+                    "[skill:{}] ERROR: No suitable tool found for {} ({})",
+                    escape(&skill),
+                    tool.capability(),
+                    escape(&e.to_string())
+                );
+                Ok(Exit::NotFound)
+            }
+            other => Err(other),
+        };
+    }
+    eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    match (d.verdict, real) {
+        (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
+        (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
+        (Verdict::DryRun, _) => Ok(Exit::Ok),
+        (Verdict::Refuse, _) => Ok(Exit::Refused),
+    }
+}

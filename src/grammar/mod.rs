@@ -1,0 +1,137 @@
+//! argv -> [`Invocation`], one file per tool. Grammars are tables (see [`opts`]), not clap.
+//!
+//! A grammar only describes what the call *is*: its canonical verb(s), facts about it the policy
+//! can match on (marks), and values the decision must compare with the install config (claims).
+//! It never decides and never does I/O. A call the grammar cannot understand gets a `problem`,
+//! and `decide()` refuses it.
+
+pub mod opts;
+
+pub mod curl;
+pub mod docker;
+pub mod gh;
+pub mod git;
+pub mod psql;
+pub mod tea;
+
+use std::collections::BTreeSet;
+
+use crate::tool::Tool;
+
+/// One thing the call does. Most calls are one action; curl makes one per transfer (`--next`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Action {
+    /// Canonical verb path, aliases resolved: `pr create`, `compose up`, `push`, `GET`.
+    pub verb: String,
+    /// Facts about this action that policy rules match with `when:` (`force`, `privileged`,
+    /// `method=POST`, `default-branch`). Plain strings so the policy stays data.
+    pub marks: BTreeSet<String>,
+}
+
+impl Action {
+    pub fn new(verb: impl Into<String>) -> Action {
+        Action {
+            verb: verb.into(),
+            marks: BTreeSet::new(),
+        }
+    }
+
+    pub fn mark(mut self, m: impl Into<String>) -> Action {
+        self.marks.insert(m.into());
+        self
+    }
+
+    pub fn add(&mut self, m: impl Into<String>) {
+        self.marks.insert(m.into());
+    }
+
+    pub fn has(&self, m: &str) -> bool {
+        self.marks.contains(m)
+    }
+}
+
+/// A value in the call that `decide()` must compare with the install config. The grammar
+/// cannot judge these alone because the right answer is the operator's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// The call names an endpoint or config explicitly (`docker -H x`): it must equal the value
+    /// the operator pinned for `var` in `tiershim.yaml` `env:`, else the call is refused.
+    Pinned { var: &'static str, value: String, flag: String },
+    /// `git -c credential.helper=!<path> auth git-credential …` as gh generates it: allowed
+    /// only when `<path>` is the real gh of this install.
+    GhCredentialHelper { path: String },
+}
+
+/// What a grammar makes of argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    pub tool: Tool,
+    /// The arguments after the program name, exactly as received.
+    pub args: Vec<String>,
+    /// At least one action unless `problem` is set.
+    pub actions: Vec<Action>,
+    pub claims: Vec<Claim>,
+    /// Set when the grammar cannot understand the call (unknown option, missing value, …).
+    /// A call with a problem is always refused.
+    pub problem: Option<String>,
+}
+
+impl Invocation {
+    pub fn new(tool: Tool, args: &[String]) -> Invocation {
+        Invocation {
+            tool,
+            args: args.to_vec(),
+            actions: Vec::new(),
+            claims: Vec::new(),
+            problem: None,
+        }
+    }
+
+    pub fn with_action(mut self, a: Action) -> Invocation {
+        self.actions.push(a);
+        self
+    }
+
+    pub fn with_problem(mut self, p: impl Into<String>) -> Invocation {
+        self.problem = Some(p.into());
+        self
+    }
+
+    /// The verb shown in logs: the first action's, or `?` when the call was not understood.
+    pub fn verb(&self) -> String {
+        match self.actions.first() {
+            Some(a) if self.problem.is_none() => a.verb.clone(),
+            _ => "?".to_string(),
+        }
+    }
+}
+
+/// Parse argv (without the program name) for `tool`.
+pub fn parse(tool: Tool, args: &[String]) -> Invocation {
+    match tool {
+        Tool::Gh => gh::parse(args),
+        Tool::Tea => tea::parse(args),
+        Tool::Docker => docker::parse(args),
+        Tool::Psql => psql::parse(args),
+        Tool::Curl => curl::parse(args),
+        Tool::Git => git::parse(args),
+    }
+}
+
+/// Hardening arguments a grammar declares, inserted before the caller's argv at exec
+/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`).
+pub fn prepend(tool: Tool) -> &'static [&'static str] {
+    match tool {
+        Tool::Curl => curl::PREPEND,
+        Tool::Psql => psql::PREPEND,
+        Tool::Gh => gh::PREPEND,
+        Tool::Tea => tea::PREPEND,
+        Tool::Docker => docker::PREPEND,
+        Tool::Git => git::PREPEND,
+    }
+}
+
+/// Convenience for tests: turn `&["a", "b"]` into owned argv.
+pub fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|s| s.to_string()).collect()
+}

@@ -1,0 +1,205 @@
+//! `tiershim.yaml`: the file mirror ([`InstallFile`], unknown keys refused) and the validated
+//! [`InstallConfig`]. The gate reads it from the directory holding the link the kernel executed,
+//! never from a path the caller names. Relative paths resolve against the file's directory.
+//!
+//! This module reads one file and checks who could have written it; it decides nothing else.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::tool::Tool;
+
+pub const FILE_NAME: &str = "tiershim.yaml";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallFile {
+    pub tier: Option<serde_yaml_ng::Value>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub policy: Option<PathBuf>,
+    #[serde(default)]
+    pub real: BTreeMap<String, PathBuf>,
+    #[serde(default)]
+    pub real_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    pub audit_log: Option<PathBuf>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// The validated install config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallConfig {
+    /// The file it came from.
+    pub path: PathBuf,
+    pub tier: u8,
+    pub dry_run: bool,
+    pub policy: Option<PathBuf>,
+    pub real: BTreeMap<Tool, PathBuf>,
+    pub real_dirs: Vec<PathBuf>,
+    pub audit_log: Option<PathBuf>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
+/// would let an operator believe a rule is enforced when it is not, so they are refused by name.
+const NOT_YET: &[(&str, &str)] = &[
+    ("skills", "skill discovery and path scope"),
+    ("inventory", "the session tool inventory"),
+    ("mcp_configs", "the session tool inventory"),
+    ("hosts", "ssh gating"),
+    ("cooldown_state", "cooldown budgets"),
+];
+
+impl InstallConfig {
+    /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
+    /// always does; `explain --config` does not, as it executes nothing).
+    pub fn load(path: &Path, check_owner: bool) -> Result<InstallConfig> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                return Err(Error::ConfigMissing { dir });
+            }
+            Err(e) => {
+                return Err(Error::ConfigRead {
+                    path: path.to_path_buf(),
+                    source: e,
+                });
+            }
+        };
+        if check_owner {
+            check_trust(path)?;
+        }
+        InstallConfig::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<InstallConfig> {
+        let invalid = |msg: String| Error::ConfigInvalid {
+            path: path.to_path_buf(),
+            msg,
+        };
+        if let Ok(serde_yaml_ng::Value::Mapping(m)) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
+            for (key, feature) in NOT_YET {
+                if m.contains_key(*key) {
+                    return Err(invalid(format!(
+                        "key `{key}` configures {feature}, which this version of tiershim does not implement; remove the key"
+                    )));
+                }
+            }
+        }
+        let file: InstallFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(format!("{e}; see DESIGN §3.1 for the keys")))?;
+        let tier = match &file.tier {
+            None => {
+                return Err(invalid("`tier:` is required (the ceiling, 1, 2 or 3)".into()));
+            }
+            Some(serde_yaml_ng::Value::Number(n)) => match n.as_u64() {
+                Some(t @ 1..=3) => t as u8,
+                _ => return Err(invalid(format!("`tier: {n}` is not 1, 2 or 3"))),
+            },
+            Some(_) => return Err(invalid("`tier:` must be the number 1, 2 or 3".into())),
+        };
+        let base = path.parent().unwrap_or(Path::new("/"));
+        let abs = |p: &Path| {
+            if p.is_absolute() { p.to_path_buf() } else { base.join(p) }
+        };
+        let mut real = BTreeMap::new();
+        for (name, p) in &file.real {
+            let tool = Tool::from_name(name).ok_or_else(|| {
+                invalid(format!(
+                    "`real.{name}`: {name} is not a gated tool (gh, tea, docker, psql, curl, git)"
+                ))
+            })?;
+            real.insert(tool, abs(p));
+        }
+        for var in file.env.keys() {
+            if var.is_empty() || var.contains('=') || var.contains('\0') {
+                return Err(invalid(format!("`env.{var}` is not a variable name")));
+            }
+        }
+        Ok(InstallConfig {
+            path: path.to_path_buf(),
+            tier,
+            dry_run: file.dry_run.unwrap_or(false),
+            policy: file.policy.as_deref().map(abs),
+            real,
+            real_dirs: file.real_dirs.iter().map(|p| abs(p)).collect(),
+            audit_log: file.audit_log.as_deref().map(abs),
+            env: file.env,
+        })
+    }
+
+    /// The directory holding this config (and the links).
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("/"))
+    }
+}
+
+/// DESIGN §3: the file and its directory must not be writable by anyone but the owner; in a
+/// hardened install (tiershim running setgid) both must be owned by root.
+fn check_trust(path: &Path) -> Result<()> {
+    let hardened = nix::unistd::getegid() != nix::unistd::getgid();
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    for (what, p) in [("file", path), ("directory", dir)] {
+        let meta = std::fs::metadata(p).map_err(|e| Error::ConfigRead {
+            path: p.to_path_buf(),
+            source: e,
+        })?;
+        if meta.mode() & 0o022 != 0 {
+            return Err(Error::ConfigUnsafe {
+                path: p.to_path_buf(),
+                msg: format!(
+                    "this {what} is writable by group or others (mode {:o}); make it writable by its owner only (chmod go-w)",
+                    meta.mode() & 0o7777
+                ),
+            });
+        }
+        if hardened && meta.uid() != 0 {
+            return Err(Error::ConfigUnsafe {
+                path: p.to_path_buf(),
+                msg: format!("this {what} must be owned by root in a hardened install (owner uid {})", meta.uid()),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<InstallConfig> {
+        InstallConfig::parse(Path::new("/i/tier1/tiershim.yaml"), text)
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_file() {
+        let c = parse("tier: 2\nreal: {gh: real/gh}\naudit_log: ../a.jsonl\nreal_dirs: [/usr/bin]\n").unwrap();
+        assert_eq!(c.real[&Tool::Gh], PathBuf::from("/i/tier1/real/gh"));
+        assert_eq!(c.audit_log, Some(PathBuf::from("/i/tier1/../a.jsonl")));
+        assert_eq!(c.tier, 2);
+    }
+
+    #[test]
+    fn bad_configs_are_refused_with_the_reason() {
+        for (text, want) in [
+            ("tier: 4\n", "`tier: 4` is not 1, 2 or 3"),
+            ("tier: 0\n", "`tier: 0` is not 1, 2 or 3"),
+            ("tier: '2'\n", "must be the number"),
+            ("dry_run: true\n", "`tier:` is required"),
+            ("tier: 1\ntypo: 1\n", "unknown field `typo`"),
+            ("tier: 1\nreal: {ssh: /usr/bin/ssh}\n", "ssh is not a gated tool"),
+            ("tier: 1\ncooldown_state: /x\n", "does not implement"),
+            ("tier: [1\n", "tiershim.yaml"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! tiershim: a per-tier command gate for AI operations agents.
+//!
+//! One binary, linked under the names of the tools an agent uses. Run as a tool, it parses argv
+//! the way the real tool would ([`grammar`]), decides against the install's tier and the policy
+//! ([`decision::decide`], pure), writes an audit record ([`audit`]), and then execs the real tool,
+//! prints a dry-run line, or refuses ([`gate`]). Run as `tiershim`, it is the admin CLI
+//! ([`admin`]). See ARCHITECTURE.md for the map and the invariants.
+
+pub mod admin;
+pub mod audit;
+pub mod context;
+pub mod decision;
+pub mod dispatch;
+pub mod error;
+pub mod exec;
+pub mod exit;
+pub mod gate;
+pub mod grammar;
+pub mod install;
+pub mod policy;
+pub mod sanitize;
+pub mod tool;
+
+use context::Context;
+use dispatch::Entry;
+
+/// Run tiershim for this process. Returns the exit status when nothing was executed.
+pub fn run(ctx: &Context) -> i32 {
+    let exit = match dispatch::entry(&ctx.exec_path) {
+        Entry::Gate(tool) => gate::run(ctx, tool),
+        Entry::Admin => admin::run(ctx),
+    };
+    exit.code()
+}

@@ -1,0 +1,101 @@
+//! Running a policy's own examples through the real grammar and [`decide`]. Used when an
+//! override policy loads, by `tiershim policy check`, and by the test suite for the embedded
+//! policy. An example is judged at its rule's tier:
+//!
+//! - `allow` argv: allowed at the rule's tier *by this rule*, and refused one tier below;
+//! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
+//!   by this rule.
+
+use crate::decision::{Request, Verdict, decide};
+use crate::grammar;
+use crate::policy::{Policy, Required};
+
+/// Every disagreement, one line each (empty when the examples hold).
+pub fn run_examples(policy: &Policy) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
+        if ex.allow.is_empty() && ex.refuse.is_empty() {
+            out.push(format!("rule {} has no examples", rule.id));
+            continue;
+        }
+        let tier = match rule.required {
+            Required::Tier(n) => n,
+            Required::Never => 3,
+        };
+        for argv in &ex.allow {
+            let d = judge(policy, argv, tier);
+            if d.verdict != Verdict::Allow || d.rule != rule.id {
+                out.push(format!(
+                    "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
+                    rule.id,
+                    policy.tool,
+                    argv.join(" "),
+                    d.verdict.as_str(),
+                    d.rule
+                ));
+            }
+            if tier > 1 {
+                let below = judge(policy, argv, tier - 1);
+                if below.verdict != Verdict::Refuse {
+                    out.push(format!(
+                        "rule {}: allow example `{} {}` is not refused at tier {}",
+                        rule.id,
+                        policy.tool,
+                        argv.join(" "),
+                        tier - 1
+                    ));
+                }
+            }
+        }
+        for argv in &ex.refuse {
+            let d = judge(policy, argv, tier);
+            let right_rule = rule.required != Required::Never || d.rule == rule.id;
+            if d.verdict != Verdict::Refuse || !right_rule {
+                out.push(format!(
+                    "rule {}: refuse example `{} {}` is {} by rule {} at tier {tier}",
+                    rule.id,
+                    policy.tool,
+                    argv.join(" "),
+                    d.verdict.as_str(),
+                    d.rule
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn judge(policy: &Policy, argv: &[String], tier: u8) -> crate::decision::Decision {
+    let inv = grammar::parse(policy.tool, argv);
+    let req = Request {
+        ceiling: 3,
+        env_tier: Some(tier.to_string()),
+        ..Request::default()
+    };
+    decide(&inv, policy, &req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::Tool;
+
+    #[test]
+    fn every_embedded_policy_loads_and_its_examples_hold() {
+        for tool in Tool::ALL {
+            let p = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
+            let failures = run_examples(&p);
+            assert!(failures.is_empty(), "{}:\n{}", tool, failures.join("\n"));
+        }
+    }
+
+    #[test]
+    fn the_runtime_form_has_the_same_rules_as_the_yaml() {
+        for tool in Tool::ALL {
+            let a = Policy::embedded(tool).unwrap_or_else(|e| panic!("{e}"));
+            let b = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(a.rules, b.rules, "{tool}");
+            assert_eq!(a.reset, b.reset, "{tool}");
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! Policy: per-tool YAML in `policy/` -> [`PolicyFile`] (serde mirror, unknown keys refused) ->
+//! validated [`Policy`]. The default policy is embedded at build time in a pre-parsed form
+//! (`build.rs` turns the YAML into JSON without the examples), so a gated call pays for a small
+//! JSON parse of one tool's rules, not for YAML. An override directory named in `tiershim.yaml`
+//! is parsed from YAML and its examples are run before it is used.
+//!
+//! This module must not decide anything: matching lives in `decision.rs`.
+
+pub mod check;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::tool::Tool;
+
+/// The lowest tier a rule needs, or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Required {
+    Tier(u8),
+    Never,
+}
+
+impl Required {
+    /// Whether a call of this requirement changes something (dry-run applies to it).
+    pub fn mutates(self) -> bool {
+        self != Required::Tier(1)
+    }
+}
+
+impl fmt::Display for Required {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Required::Tier(n) => write!(f, "{n}"),
+            Required::Never => f.write_str("never"),
+        }
+    }
+}
+
+impl Serialize for Required {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Required::Tier(n) => s.serialize_u8(*n),
+            Required::Never => s.serialize_str("never"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// File mirror
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum TierFile {
+    Number(i64),
+    Word(String),
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExamplesFile {
+    #[serde(default)]
+    pub allow: Vec<Vec<String>>,
+    #[serde(default)]
+    pub refuse: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    pub id: String,
+    pub verbs: Vec<String>,
+    #[serde(default)]
+    pub when: Vec<String>,
+    pub tier: TierFile,
+    #[serde(default)]
+    pub skill: Option<String>,
+    #[serde(default)]
+    pub what: Option<String>,
+    #[serde(default)]
+    pub instead: Option<String>,
+    #[serde(default)]
+    pub examples: Option<ExamplesFile>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvFile {
+    /// Variables reset before exec: set to the pinned value, or removed. `PREFIX*` matches a
+    /// family (`GIT_CONFIG_KEY_*`).
+    #[serde(default)]
+    pub reset: Vec<String>,
+    /// Variables that, when the caller sets them, must equal the pinned value, else the call is
+    /// refused (retargeting a daemon is refused, not silently corrected).
+    #[serde(default)]
+    pub must_match: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    pub tool: String,
+    /// The skill named for calls no rule classifies.
+    pub skill: String,
+    #[serde(default)]
+    pub env: EnvFile,
+    pub rules: Vec<RuleFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommonFile {
+    pub env: EnvFile,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine types
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub id: String,
+    pub verbs: Vec<String>,
+    pub when: Vec<String>,
+    pub required: Required,
+    pub skill: String,
+    pub what: Option<String>,
+    pub instead: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Examples {
+    pub allow: Vec<Vec<String>>,
+    pub refuse: Vec<Vec<String>>,
+}
+
+/// The validated policy for one tool, with the environment list shared by every tool merged in.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub tool: Tool,
+    pub source: String,
+    pub skill: String,
+    pub reset: Vec<String>,
+    pub must_match: Vec<String>,
+    pub rules: Vec<Rule>,
+    /// Per rule (same index), when the source carried them.
+    pub examples: Vec<Examples>,
+}
+
+fn embedded_json(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Gh => include_str!(concat!(env!("OUT_DIR"), "/policy/gh.json")),
+        Tool::Tea => include_str!(concat!(env!("OUT_DIR"), "/policy/tea.json")),
+        Tool::Docker => include_str!(concat!(env!("OUT_DIR"), "/policy/docker.json")),
+        Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
+        Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
+        Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
+    }
+}
+
+const COMMON_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/common.json"));
+
+/// The shipped YAML, examples included (for `policy check` and the tests).
+pub fn embedded_yaml(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Gh => include_str!("../../policy/gh.yaml"),
+        Tool::Tea => include_str!("../../policy/tea.yaml"),
+        Tool::Docker => include_str!("../../policy/docker.yaml"),
+        Tool::Psql => include_str!("../../policy/psql.yaml"),
+        Tool::Curl => include_str!("../../policy/curl.yaml"),
+        Tool::Git => include_str!("../../policy/git.yaml"),
+    }
+}
+
+pub const COMMON_YAML: &str = include_str!("../../policy/common.yaml");
+
+fn policy_err(source: &str, msg: impl Into<String>) -> Error {
+    Error::Policy {
+        source_name: source.to_string(),
+        msg: msg.into(),
+    }
+}
+
+impl Policy {
+    /// The embedded default policy for `tool`, without examples (they were checked by the
+    /// test suite and by `tiershim policy check`, not on every call).
+    pub fn embedded(tool: Tool) -> Result<Policy> {
+        let source = format!("(embedded)/{}.yaml", tool.name());
+        let file: PolicyFile = serde_json::from_str(embedded_json(tool)).map_err(|e| policy_err(&source, e.to_string()))?;
+        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
+        Policy::validate(tool, file, &common, source)
+    }
+
+    /// The embedded policy parsed from its YAML, examples included.
+    pub fn embedded_with_examples(tool: Tool) -> Result<Policy> {
+        Policy::from_yaml(tool, embedded_yaml(tool), COMMON_YAML, format!("(embedded)/{}.yaml", tool.name()))
+    }
+
+    pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
+        let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, e.to_string()))?;
+        let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", e.to_string()))?;
+        Policy::validate(tool, file, &common, source)
+    }
+
+    /// The policy a gated call uses: `<dir>/<tool>.yaml` from the override directory when it
+    /// has one (its examples must pass, or it does not load), else the embedded default.
+    pub fn load(tool: Tool, override_dir: Option<&Path>) -> Result<Policy> {
+        let Some(dir) = override_dir else {
+            return Policy::embedded(tool);
+        };
+        let path = dir.join(format!("{}.yaml", tool.name()));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Policy::embedded(tool),
+            Err(e) => {
+                return Err(policy_err(&path.display().to_string(), format!("cannot read: {e}")));
+            }
+        };
+        let common_path = dir.join("common.yaml");
+        let common = match std::fs::read_to_string(&common_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => COMMON_YAML.to_string(),
+            Err(e) => {
+                return Err(policy_err(&common_path.display().to_string(), format!("cannot read: {e}")));
+            }
+        };
+        let policy = Policy::from_yaml(tool, &text, &common, path.display().to_string())?;
+        let failures = check::run_examples(&policy);
+        if let Some(first) = failures.first() {
+            return Err(policy_err(
+                &policy.source,
+                format!(
+                    "{} example(s) disagree with the rules, first: {first}; run `tiershim policy check {}`",
+                    failures.len(),
+                    dir.display()
+                ),
+            ));
+        }
+        Ok(policy)
+    }
+
+    fn validate(tool: Tool, file: PolicyFile, common: &CommonFile, source: String) -> Result<Policy> {
+        if file.tool != tool.name() {
+            return Err(policy_err(
+                &source,
+                format!("`tool: {}` but this file is the policy for {}", file.tool, tool.name()),
+            ));
+        }
+        let mut ids = BTreeSet::new();
+        let mut rules = Vec::with_capacity(file.rules.len());
+        let mut examples = Vec::with_capacity(file.rules.len());
+        for r in file.rules {
+            let at = |msg: String| policy_err(&source, format!("rule {}: {msg}", r.id));
+            if r.id.is_empty() || !r.id.starts_with(&format!("{}.", tool.name())) {
+                return Err(at(format!("rule ids start with `{}.`", tool.name())));
+            }
+            if !ids.insert(r.id.clone()) {
+                return Err(at("duplicate rule id".into()));
+            }
+            if r.verbs.is_empty() {
+                return Err(at("`verbs` is empty".into()));
+            }
+            let required = match &r.tier {
+                TierFile::Number(n @ 1..=3) => Required::Tier(*n as u8),
+                TierFile::Word(w) if w == "never" => Required::Never,
+                TierFile::Number(n) => return Err(at(format!("tier {n} is not 1, 2, 3 or never"))),
+                TierFile::Word(w) => return Err(at(format!("tier `{w}` is not 1, 2, 3 or never"))),
+            };
+            if let Some(ex) = &r.examples {
+                if required == Required::Never && !ex.allow.is_empty() {
+                    return Err(at("a `never` rule cannot have allow examples".into()));
+                }
+                if ex.allow.is_empty() && ex.refuse.is_empty() {
+                    return Err(at("`examples` is empty".into()));
+                }
+            }
+            examples.push(
+                r.examples
+                    .map(|e| Examples {
+                        allow: e.allow,
+                        refuse: e.refuse,
+                    })
+                    .unwrap_or_default(),
+            );
+            rules.push(Rule {
+                id: r.id,
+                verbs: r.verbs,
+                when: r.when,
+                required,
+                skill: r.skill.unwrap_or_else(|| file.skill.clone()),
+                what: r.what,
+                instead: r.instead,
+            });
+        }
+        let mut reset = common.env.reset.clone();
+        reset.extend(file.env.reset);
+        let mut must_match = common.env.must_match.clone();
+        must_match.extend(file.env.must_match);
+        Ok(Policy {
+            tool,
+            source,
+            skill: file.skill,
+            reset,
+            must_match,
+            rules,
+            examples,
+        })
+    }
+
+    /// Whether `var` is one of the hardened variables for this tool.
+    pub fn resets(&self, var: &str) -> bool {
+        self.reset.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => var.starts_with(prefix),
+            None => p == var,
+        })
+    }
+}

@@ -1,0 +1,58 @@
+//! The gated tools. Every match on [`Tool`] is exhaustive, so adding a tool is a compile error
+//! until its grammar, policy file and environment list exist.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tool {
+    Gh,
+    Tea,
+    Docker,
+    Psql,
+    Curl,
+    Git,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 6] = [Tool::Gh, Tool::Tea, Tool::Docker, Tool::Psql, Tool::Curl, Tool::Git];
+
+    /// The program name the tool is linked under. Exact names only.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Gh => "gh",
+            Tool::Tea => "tea",
+            Tool::Docker => "docker",
+            Tool::Psql => "psql",
+            Tool::Curl => "curl",
+            Tool::Git => "git",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The capability named in the "No suitable tool found" line.
+    pub fn capability(self) -> &'static str {
+        match self {
+            Tool::Gh => "GitHub",
+            Tool::Tea => "Gitea",
+            Tool::Docker => "containers",
+            Tool::Psql => "databases",
+            Tool::Curl => "HTTP",
+            Tool::Git => "git repositories",
+        }
+    }
+}
+
+impl serde::Serialize for Tool {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,179 @@
+//! The data-driven corpus: `tests/cases/<tool>.yaml`, each case an argv with a tier, optional
+//! caller env, pinned env and dry-run, and the verdict and rule expected. Every case runs through
+//! the real linked binary with stub real tools: an allowed case must reach the stub with exactly
+//! the expected argv; a refused or dry-run case must never reach it.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::harness::TestEnv;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    #[serde(default)]
+    name: Option<String>,
+    argv: Vec<String>,
+    tier: u8,
+    #[serde(default)]
+    ceiling: Option<u8>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    pinned: BTreeMap<String, String>,
+    #[serde(default)]
+    dry_run: bool,
+    verdict: String,
+    rule: String,
+    #[serde(default)]
+    received: Option<Vec<String>>,
+}
+
+fn load(tool: &str) -> Vec<Case> {
+    let path = format!("{}/tests/cases/{tool}.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn expand(s: &str, env: &TestEnv) -> String {
+    s.replace("${REAL}", &env.real.display().to_string())
+        .replace("${TMP}", &env.tmp.path().display().to_string())
+}
+
+/// Run one case; Err describes the disagreement.
+fn run_case(tool: &str, case: &Case) -> Result<(), String> {
+    let mut extra = String::new();
+    if !case.pinned.is_empty() {
+        extra.push_str("env:\n");
+        for (k, v) in &case.pinned {
+            extra.push_str(&format!("  {k}: {}\n", serde_json::to_string(v).unwrap_or_default()));
+        }
+    }
+    let env = TestEnv::new(case.ceiling.unwrap_or(3), &extra);
+    let argv: Vec<String> = case.argv.iter().map(|a| expand(a, &env)).collect();
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let tier = case.tier.to_string();
+    let mut vars: Vec<(String, String)> = vec![("CLAUDEOPS_TIER".into(), tier)];
+    if case.dry_run {
+        vars.push(("CLAUDEOPS_DRY_RUN".into(), "1".into()));
+    }
+    for (k, v) in &case.env {
+        vars.push((k.clone(), expand(v, &env)));
+    }
+    let mut cmd = env.cmd(tool, &args);
+    cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let out = cmd.output().map_err(|e| format!("spawn: {e}"))?;
+    let code = out.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let record = env
+        .audit_records()
+        .pop()
+        .ok_or_else(|| format!("no audit record; exit {code}; stderr: {stderr}"))?;
+    let got_verdict = record["verdict"].as_str().unwrap_or("?").to_string();
+    let got_rule = record["rule"].as_str().unwrap_or("?").to_string();
+    let received = env.received(tool);
+    let mut problems = Vec::new();
+    if got_verdict != case.verdict || got_rule != case.rule {
+        problems.push(format!("got {got_verdict} by {got_rule}, want {} by {}", case.verdict, case.rule));
+    }
+    match case.verdict.as_str() {
+        "allow" => {
+            let mut want: Vec<String> = tiershim::grammar::prepend(tiershim::tool::Tool::from_name(tool).ok_or("tool")?)
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            want.extend(argv.iter().cloned());
+            if let Some(r) = &case.received {
+                want = r.iter().map(|a| expand(a, &env)).collect();
+            }
+            if code != 0 {
+                problems.push(format!("exit {code}, want the stub's 0"));
+            }
+            if received.as_ref() != Some(&want) {
+                problems.push(format!("real tool received {received:?}, want {want:?}"));
+            }
+            if !stderr.contains("] Using: ") {
+                problems.push("no `Using:` line".into());
+            }
+        }
+        "refuse" => {
+            if code != 77 {
+                problems.push(format!("exit {code}, want 77"));
+            }
+            if received.is_some() {
+                problems.push("the real tool ran for a refused call".into());
+            }
+            if !stderr.contains("] REFUSED: ") {
+                problems.push("no `REFUSED:` line".into());
+            }
+        }
+        "dry-run" => {
+            if code != 0 {
+                problems.push(format!("exit {code}, want 0"));
+            }
+            if received.is_some() {
+                problems.push("the real tool ran for a dry run".into());
+            }
+            if !stderr.contains("] DRY RUN: would run: ") {
+                problems.push("no `DRY RUN:` line".into());
+            }
+        }
+        other => problems.push(format!("unknown verdict {other} in the case file")),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\n      stderr: {}", problems.join("; "), stderr.trim()))
+    }
+}
+
+fn run_tool(tool: &str) -> usize {
+    let cases = load(tool);
+    let mut failures = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        if let Err(e) = run_case(tool, case) {
+            let name = case.name.clone().unwrap_or_else(|| format!("#{i}"));
+            failures.push(format!("  {tool} {} [{name}, tier {}]: {e}", case.argv.join(" "), case.tier));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} {tool} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    cases.len()
+}
+
+#[test]
+fn corpus_gh() {
+    run_tool("gh");
+}
+#[test]
+fn corpus_tea() {
+    run_tool("tea");
+}
+#[test]
+fn corpus_docker() {
+    run_tool("docker");
+}
+#[test]
+fn corpus_psql() {
+    run_tool("psql");
+}
+#[test]
+fn corpus_curl() {
+    run_tool("curl");
+}
+#[test]
+fn corpus_git() {
+    run_tool("git");
+}
+
+#[test]
+fn the_corpus_has_at_least_250_cases() {
+    let n: usize = crate::harness::TOOLS.iter().map(|t| load(t).len()).sum();
+    assert!(n >= 250, "only {n} cases");
+}
