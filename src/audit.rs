@@ -19,7 +19,7 @@ use crate::policy::Required;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EnvReset {
     pub var: String,
-    /// `removed` or `pinned`.
+    /// `removed`, `set` (forced by the policy) or `pinned` (by the operator).
     pub action: &'static str,
 }
 

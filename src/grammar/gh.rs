@@ -1,7 +1,1089 @@
-//! PLACEHOLDER grammar for gh, replaced by the real one.
-use crate::grammar::Invocation;
+//! gh (GitHub CLI): argv -> the canonical command path, with aliases resolved, and the facts the
+//! policy needs about it.
+//!
+//! gh is cobra + pflag. Finding the command mirrors cobra's `Command.Find`: at each level
+//! `stripFlags` skips options (a `--name` without `=` or a two-character `-x` is assumed to take
+//! the next word unless it is a boolean known at that level: `--help` everywhere, `--version` at
+//! the root), the first remaining word names the child, exactly (gh enables neither prefix nor
+//! case-insensitive matching), and that word is removed before the next level looks. So a
+//! persistent `-R/--repo` may sit before the group, between group and command, or after it.
+//! What is left after the path is what the leaf parses.
+//!
+//! Leaves whose flags decide the verdict are scanned strictly with their full pflag table (an
+//! unknown option is a problem, as it is an error for gh): `api`, `pr review`, `pr create`,
+//! `pr comment`, `pr edit`, `issue create|comment|edit`, `repo sync`, `config get`. Other leaves
+//! are classified by their path alone; for them `--help` counts as help only when no option
+//! before it could have swallowed it as a value (no short cluster), which errs towards running
+//! the classification rather than calling a mutating call "help".
+//!
+//! Unknown names (user aliases, extensions, commands newer than this table) come back as the
+//! verb typed, so the policy refuses them as unclassified. This module decides nothing and does
+//! no I/O.
+
+use crate::grammar::opts::{self, Item, Opt, Parsed, Style, Unknown};
+use crate::grammar::{Action, Claim, Invocation};
 use crate::tool::Tool;
+
+/// gh needs no hardening arguments; its environment is pinned by the policy instead.
 pub const PREPEND: &[&str] = &[];
+
+// ---------------------------------------------------------------------------------------------
+// The command tree (cli/cli pkg/cmd/**, `Aliases:` fields)
+
+struct Cmd {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    children: &'static [Cmd],
+    /// A help topic or cobra's `help`: whatever follows, gh only prints text.
+    topic: bool,
+}
+
+const fn leaf(name: &'static str) -> Cmd {
+    Cmd {
+        name,
+        aliases: &[],
+        children: &[],
+        topic: false,
+    }
+}
+
+const fn leaf_aka(name: &'static str, aliases: &'static [&'static str]) -> Cmd {
+    Cmd {
+        name,
+        aliases,
+        children: &[],
+        topic: false,
+    }
+}
+
+const fn topic(name: &'static str) -> Cmd {
+    Cmd {
+        name,
+        aliases: &[],
+        children: &[],
+        topic: true,
+    }
+}
+
+const fn group(name: &'static str, aliases: &'static [&'static str], children: &'static [Cmd]) -> Cmd {
+    Cmd {
+        name,
+        aliases,
+        children,
+        topic: false,
+    }
+}
+
+const LS: Cmd = leaf_aka("list", &["ls"]);
+
+const PR: &[Cmd] = &[
+    leaf("checkout"),
+    leaf("checks"),
+    leaf("close"),
+    leaf("comment"),
+    leaf_aka("create", &["new"]),
+    leaf("diff"),
+    leaf("edit"),
+    LS,
+    leaf("lock"),
+    leaf("merge"),
+    leaf("ready"),
+    leaf("reopen"),
+    leaf("revert"),
+    leaf("review"),
+    leaf("status"),
+    leaf("unlock"),
+    leaf("update-branch"),
+    leaf("view"),
+];
+
+const ISSUE: &[Cmd] = &[
+    leaf("close"),
+    leaf("comment"),
+    leaf_aka("create", &["new"]),
+    leaf("delete"),
+    leaf("develop"),
+    leaf("edit"),
+    LS,
+    leaf("lock"),
+    leaf("pin"),
+    leaf("reopen"),
+    leaf("status"),
+    leaf("transfer"),
+    leaf("unlock"),
+    leaf("unpin"),
+    leaf("view"),
+];
+
+const RELEASE: &[Cmd] = &[
+    leaf_aka("create", &["new"]),
+    leaf("delete"),
+    leaf("delete-asset"),
+    leaf("download"),
+    leaf("edit"),
+    LS,
+    leaf("upload"),
+    leaf("verify"),
+    leaf("verify-asset"),
+    leaf("view"),
+];
+
+const REPO: &[Cmd] = &[
+    leaf("archive"),
+    group("autolink", &[], &[leaf("create"), leaf("delete"), LS, leaf("view")]),
+    leaf("clone"),
+    leaf_aka("create", &["new"]),
+    leaf("credits"),
+    leaf("delete"),
+    group("deploy-key", &[], &[leaf("add"), leaf("delete"), LS]),
+    leaf("edit"),
+    leaf("fork"),
+    leaf("garden"),
+    group("gitignore", &[], &[LS, leaf("view")]),
+    group("license", &[], &[LS, leaf("view")]),
+    LS,
+    leaf("rename"),
+    leaf("set-default"),
+    leaf("sync"),
+    leaf("unarchive"),
+    leaf("view"),
+];
+
+const ROOT: &[Cmd] = &[
+    leaf("actions"),
+    group("alias", &[], &[leaf("delete"), leaf("import"), LS, leaf("set")]),
+    leaf("api"),
+    group(
+        "attestation",
+        &["at"],
+        &[leaf("download"), leaf("inspect"), leaf("trusted-root"), leaf("verify")],
+    ),
+    group(
+        "auth",
+        &[],
+        &[
+            leaf("git-credential"),
+            leaf("login"),
+            leaf("logout"),
+            leaf("refresh"),
+            leaf("setup-git"),
+            leaf("status"),
+            leaf("switch"),
+            leaf("token"),
+        ],
+    ),
+    leaf("browse"),
+    group("cache", &[], &[leaf("delete"), LS]),
+    // Every codespace subcommand is a leaf here (`ports` is runnable with children in gh):
+    // the whole group is remote compute and judged by its first name.
+    group(
+        "codespace",
+        &["cs"],
+        &[
+            leaf("code"),
+            leaf("cp"),
+            leaf("create"),
+            leaf("delete"),
+            leaf("edit"),
+            leaf("jupyter"),
+            LS,
+            leaf("logs"),
+            leaf("ports"),
+            leaf("rebuild"),
+            leaf("select"),
+            leaf("ssh"),
+            leaf("stop"),
+            leaf("view"),
+        ],
+    ),
+    leaf("completion"),
+    group("config", &[], &[leaf("clear-cache"), leaf("get"), LS, leaf("set")]),
+    leaf("credits"),
+    group(
+        "extension",
+        &["extensions", "ext"],
+        &[
+            leaf("browse"),
+            leaf("create"),
+            leaf("exec"),
+            leaf("install"),
+            LS,
+            leaf_aka("remove", &["rm"]),
+            leaf("search"),
+            leaf("upgrade"),
+        ],
+    ),
+    group(
+        "gist",
+        &[],
+        &[
+            leaf("clone"),
+            leaf_aka("create", &["new"]),
+            leaf("delete"),
+            leaf("edit"),
+            LS,
+            leaf("rename"),
+            leaf("view"),
+        ],
+    ),
+    group("gpg-key", &[], &[leaf("add"), leaf("delete"), LS]),
+    topic("help"),
+    group("issue", &[], ISSUE),
+    group("label", &[], &[leaf("clone"), leaf("create"), leaf("delete"), leaf("edit"), LS]),
+    group("org", &[], &[LS]),
+    group("pr", &[], PR),
+    group(
+        "project",
+        &[],
+        &[
+            leaf("close"),
+            leaf("copy"),
+            leaf("create"),
+            leaf("delete"),
+            leaf("edit"),
+            leaf("field-create"),
+            leaf("field-delete"),
+            leaf("field-list"),
+            leaf("item-add"),
+            leaf("item-archive"),
+            leaf("item-create"),
+            leaf("item-delete"),
+            leaf("item-edit"),
+            leaf("item-list"),
+            leaf("link"),
+            LS,
+            leaf("mark-template"),
+            leaf("unlink"),
+            leaf("view"),
+        ],
+    ),
+    group("release", &[], RELEASE),
+    group("repo", &[], REPO),
+    group("ruleset", &["rs"], &[leaf("check"), LS, leaf("view")]),
+    group(
+        "run",
+        &[],
+        &[
+            leaf("cancel"),
+            leaf("delete"),
+            leaf("download"),
+            LS,
+            leaf("rerun"),
+            leaf("view"),
+            leaf("watch"),
+        ],
+    ),
+    group(
+        "search",
+        &[],
+        &[leaf("code"), leaf("commits"), leaf("issues"), leaf("prs"), leaf("repos")],
+    ),
+    group("secret", &[], &[leaf_aka("delete", &["remove"]), LS, leaf("set")]),
+    group("ssh-key", &[], &[leaf("add"), leaf("delete"), LS]),
+    leaf("status"),
+    group("variable", &[], &[leaf_aka("delete", &["remove"]), leaf("get"), LS, leaf("set")]),
+    leaf("version"),
+    group("workflow", &[], &[leaf("disable"), leaf("enable"), LS, leaf("run"), leaf("view")]),
+    // Help topics (`gh help environment` or `gh environment`): text only.
+    topic("environment"),
+    topic("exit-codes"),
+    topic("formatting"),
+    topic("mintty"),
+    topic("reference"),
+];
+
+/// Groups whose leaves hand arguments on to another program (`extension exec`, extensions
+/// themselves, `codespace ssh`): `--help` there may reach that program, so it is never "help".
+const PASS_THROUGH: &[&str] = &["extension", "codespace"];
+
+// ---------------------------------------------------------------------------------------------
+// Option tables
+
+const HELP: Opt = Opt::flag("help", &["help"], &[]);
+const REPO_OPT: Opt = Opt::value("repo", &["repo"], &['R']);
+
+/// What cobra's stripFlags knows at the root: the persistent `--help` and the root's own
+/// `--version` are booleans; anything else is assumed to take a value.
+const ROOT_LEVEL: &[Opt] = &[HELP, Opt::flag("version", &["version"], &[])];
+/// At every group below the root only `--help` is a known boolean (`-R` takes a value, which
+/// is what stripFlags assumes of unknown options anyway).
+const GROUP_LEVEL: &[Opt] = &[HELP];
+
+const STRIP: Style = Style {
+    unknown: Unknown::AssumeValue,
+    ..Style::PFLAG
+};
+
+/// `gh api` (pkg/cmd/api/api.go).
+const API: &[Opt] = &[
+    Opt::value("hostname", &["hostname"], &[]),
+    Opt::value("method", &["method"], &['X']),
+    Opt::value("field", &["field"], &['F']),
+    Opt::value("raw-field", &["raw-field"], &['f']),
+    Opt::value("header", &["header"], &['H']),
+    Opt::value("preview", &["preview"], &['p']),
+    Opt::flag("include", &["include"], &['i']),
+    Opt::flag("paginate", &["paginate"], &[]),
+    Opt::flag("slurp", &["slurp"], &[]),
+    Opt::value("input", &["input"], &[]),
+    Opt::flag("silent", &["silent"], &[]),
+    Opt::value("template", &["template"], &['t']),
+    Opt::value("jq", &["jq"], &['q']),
+    Opt::value("cache", &["cache"], &[]),
+    Opt::flag("verbose", &["verbose"], &[]),
+    HELP,
+];
+
+/// `gh pr review` (pkg/cmd/pr/review/review.go).
+const PR_REVIEW: &[Opt] = &[
+    Opt::flag("approve", &["approve"], &['a']),
+    Opt::flag("request-changes", &["request-changes"], &['r']),
+    Opt::flag("comment", &["comment"], &['c']),
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh pr create` (pkg/cmd/pr/create/create.go).
+const PR_CREATE: &[Opt] = &[
+    Opt::flag("draft", &["draft"], &['d']),
+    Opt::value("title", &["title"], &['t']),
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    Opt::value("base", &["base"], &['B']),
+    Opt::value("head", &["head"], &['H']),
+    Opt::flag("editor", &["editor"], &['e']),
+    Opt::flag("web", &["web"], &['w']),
+    Opt::flag("fill", &["fill"], &['f']),
+    Opt::flag("fill-first", &["fill-first"], &[]),
+    Opt::flag("fill-verbose", &["fill-verbose"], &[]),
+    Opt::value("reviewer", &["reviewer"], &['r']),
+    Opt::value("assignee", &["assignee"], &['a']),
+    Opt::value("label", &["label"], &['l']),
+    Opt::value("project", &["project"], &['p']),
+    Opt::value("milestone", &["milestone"], &['m']),
+    Opt::flag("no-maintainer-edit", &["no-maintainer-edit"], &[]),
+    Opt::value("recover", &["recover"], &[]),
+    Opt::value("template", &["template"], &['T']),
+    Opt::flag("dry-run", &["dry-run"], &[]),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh issue create` (pkg/cmd/issue/create/create.go).
+const ISSUE_CREATE: &[Opt] = &[
+    Opt::value("title", &["title"], &['t']),
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    Opt::flag("editor", &["editor"], &['e']),
+    Opt::flag("web", &["web"], &['w']),
+    Opt::value("assignee", &["assignee"], &['a']),
+    Opt::value("label", &["label"], &['l']),
+    Opt::value("project", &["project"], &['p']),
+    Opt::value("milestone", &["milestone"], &['m']),
+    Opt::value("recover", &["recover"], &[]),
+    Opt::value("template", &["template"], &['T']),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh pr comment` and `gh issue comment` (pkg/cmd/pr/comment, pkg/cmd/issue/comment).
+const COMMENT: &[Opt] = &[
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    Opt::flag("editor", &["editor"], &['e']),
+    Opt::flag("web", &["web"], &['w']),
+    Opt::flag("edit-last", &["edit-last"], &[]),
+    Opt::flag("delete-last", &["delete-last"], &[]),
+    Opt::flag("yes", &["yes"], &[]),
+    Opt::flag("create-if-none", &["create-if-none"], &[]),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh issue edit` (pkg/cmd/issue/edit/edit.go).
+const ISSUE_EDIT: &[Opt] = &[
+    Opt::value("title", &["title"], &['t']),
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    Opt::value("add-assignee", &["add-assignee"], &[]),
+    Opt::value("remove-assignee", &["remove-assignee"], &[]),
+    Opt::value("add-label", &["add-label"], &[]),
+    Opt::value("remove-label", &["remove-label"], &[]),
+    Opt::value("add-project", &["add-project"], &[]),
+    Opt::value("remove-project", &["remove-project"], &[]),
+    Opt::value("milestone", &["milestone"], &['m']),
+    Opt::flag("remove-milestone", &["remove-milestone"], &[]),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh pr edit` (pkg/cmd/pr/edit/edit.go): the issue fields plus base and reviewers.
+const PR_EDIT: &[Opt] = &[
+    Opt::value("title", &["title"], &['t']),
+    Opt::value("body", &["body"], &['b']),
+    Opt::value("body-file", &["body-file"], &['F']),
+    Opt::value("base", &["base"], &['B']),
+    Opt::value("add-reviewer", &["add-reviewer"], &[]),
+    Opt::value("remove-reviewer", &["remove-reviewer"], &[]),
+    Opt::value("add-assignee", &["add-assignee"], &[]),
+    Opt::value("remove-assignee", &["remove-assignee"], &[]),
+    Opt::value("add-label", &["add-label"], &[]),
+    Opt::value("remove-label", &["remove-label"], &[]),
+    Opt::value("add-project", &["add-project"], &[]),
+    Opt::value("remove-project", &["remove-project"], &[]),
+    Opt::value("milestone", &["milestone"], &['m']),
+    Opt::flag("remove-milestone", &["remove-milestone"], &[]),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh repo sync` (pkg/cmd/repo/sync/sync.go).
+const REPO_SYNC: &[Opt] = &[
+    Opt::value("source", &["source"], &['s']),
+    Opt::value("branch", &["branch"], &['b']),
+    Opt::flag("force", &["force"], &[]),
+    HELP,
+];
+
+/// `gh config get` (pkg/cmd/config/get/get.go): `-h` is `--host` here, not help.
+const CONFIG_GET: &[Opt] = &[Opt::value("host", &["host"], &['h']), HELP];
+
+/// The leaves scanned strictly, with their full table.
+fn strict_table(verb: &str) -> Option<&'static [Opt]> {
+    Some(match verb {
+        "api" => API,
+        "pr review" => PR_REVIEW,
+        "pr create" => PR_CREATE,
+        "issue create" => ISSUE_CREATE,
+        "pr comment" | "issue comment" => COMMENT,
+        "pr edit" => PR_EDIT,
+        "issue edit" => ISSUE_EDIT,
+        "repo sync" => REPO_SYNC,
+        "config get" => CONFIG_GET,
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parse
+
 pub fn parse(args: &[String]) -> Invocation {
-    Invocation::new(Tool::from_name("gh").unwrap_or(Tool::Gh), args).with_problem("not yet")
+    let inv = Invocation::new(Tool::Gh, args);
+    // cobra's stripFlags counts bytes (`len(s) == 2`), so `-é` stands alone there while a
+    // char-based scan would let it swallow the next word; pflag rejects it anyway.
+    if let Some(bad) = args
+        .iter()
+        .find(|a| !a.starts_with("--") && a.starts_with('-') && a.chars().nth(1).is_some_and(|c| !c.is_ascii()))
+    {
+        return inv.with_problem(format!("option {bad} is not a gh option"));
+    }
+    let found = match find(args) {
+        Ok(f) => f,
+        Err(e) => return inv.with_problem(e),
+    };
+    let mut claims = repo_claims(args);
+    let verb = found.path.join(" ");
+    let action = match (&found.node, &found.unknown) {
+        (_, Some(name)) => {
+            // An alias, an extension or a command this table does not know: the verb as typed.
+            let typed = if verb.is_empty() { name.clone() } else { format!("{verb} {name}") };
+            Ok(Action::new(typed))
+        }
+        (Some(node), None) if node.topic => Ok(Action::new("help")),
+        (None, None) if found.path.is_empty() => {
+            // `gh` alone prints help; `gh --version` prints the version.
+            let p = opts::scan(&found.rest, ROOT_LEVEL, &STRIP).unwrap_or_default();
+            Ok(Action::new(if p.has("version") && !p.has("help") { "version" } else { "help" }))
+        }
+        // A group without a subcommand: gh prints its help (or a flag error); nothing runs.
+        (None, None) => Ok(Action::new("help")),
+        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims),
+    };
+    match action {
+        Ok(a) => {
+            let mut inv = inv.with_action(a);
+            inv.claims = claims;
+            inv
+        }
+        Err(e) => inv.with_problem(e),
+    }
+}
+
+/// The command path cobra would find, and the arguments left for the leaf.
+struct Found {
+    /// Canonical names of the commands found, in order.
+    path: Vec<&'static str>,
+    /// The node the path ends at when it is a leaf or topic; `None` for the root or a group.
+    node: Option<&'static Cmd>,
+    /// A name that matched no command at its level.
+    unknown: Option<String>,
+    /// argv without the command names: what the leaf's own flag parser sees.
+    rest: Vec<String>,
+}
+
+fn find(args: &[String]) -> Result<Found, String> {
+    let mut rest = args.to_vec();
+    let mut level = ROOT;
+    let mut table = ROOT_LEVEL;
+    let mut path = Vec::new();
+    while let Some(i) = first_command(&rest, table)? {
+        let name = rest.remove(i);
+        let Some(cmd) = level.iter().find(|c| c.name == name || c.aliases.contains(&name.as_str())) else {
+            return Ok(Found {
+                path,
+                node: None,
+                unknown: Some(name),
+                rest,
+            });
+        };
+        path.push(cmd.name);
+        if cmd.children.is_empty() {
+            return Ok(Found {
+                path,
+                node: Some(cmd),
+                unknown: None,
+                rest,
+            });
+        }
+        level = cmd.children;
+        table = GROUP_LEVEL;
+    }
+    Ok(Found {
+        path,
+        node: None,
+        unknown: None,
+        rest,
+    })
+}
+
+/// The index in `args` of the first word cobra's stripFlags would keep as a command name, or
+/// `None` when there is none before `--`. The scanner splits argv into items; each item spans
+/// one word, or two when its value was the next word.
+fn first_command(args: &[String], table: &[Opt]) -> Result<Option<usize>, String> {
+    let parsed = opts::scan(args, table, &STRIP)?;
+    let mut i = 0;
+    for item in &parsed.items {
+        // The `--` terminator is the only word that makes no item; after it all are positional.
+        if args.get(i).is_some_and(|a| a == "--") {
+            return Ok(None);
+        }
+        i += match item {
+            Item::Pos(_) => return Ok(Some(i)),
+            Item::Opt(f) => width(&f.written, f.value.is_some()),
+            Item::Unknown { written, value } => width(written, value.is_some()),
+        };
+    }
+    Ok(None)
+}
+
+fn width(written: &str, has_value: bool) -> usize {
+    if has_value && !written.contains('=') && !is_cluster(written) {
+        2
+    } else {
+        1
+    }
+}
+
+/// `-abc`: a single-dash word longer than one option letter (and not `-x=v`).
+fn is_cluster(w: &str) -> bool {
+    !w.starts_with("--") && w.starts_with('-') && w.chars().count() > 2 && !w.contains('=')
+}
+
+/// Classify a known leaf from the arguments left after the path.
+fn classify_leaf(verb: &str, rest: &[String], claims: &mut Vec<Claim>) -> Result<Action, String> {
+    let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
+    let Some(table) = strict_table(verb) else {
+        let loose = opts::scan(rest, &[HELP], &STRIP)?;
+        if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
+            return Ok(Action::new("help"));
+        }
+        url_claims(verb, &loose.positionals(), claims);
+        return Ok(Action::new(verb));
+    };
+    let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
+    if p.has("help") {
+        return Ok(Action::new("help"));
+    }
+    if verb != "api" {
+        url_claims(verb, &p.positionals(), claims);
+    }
+    let mut a = Action::new(verb);
+    let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
+    match verb {
+        "api" => return api(&p),
+        "pr review" => {
+            let modes = ["approve", "request-changes", "comment"];
+            for m in modes {
+                if p.has(m) {
+                    a.add(m);
+                }
+            }
+            // No mode: gh prompts for one (Approve is on the menu) or fails; never pass it.
+            if !modes.iter().any(|m| p.has(m)) {
+                a.add("interactive");
+            }
+        }
+        "pr edit" if given("base") => a.add("base"),
+        "pr comment" | "issue comment" if p.has("delete-last") => a.add("delete-last"),
+        "repo sync" => {
+            if p.has("force") {
+                a.add("force");
+            }
+            if let Some(src) = p.last("source") {
+                host_claim(repo_host(src), "--source", claims);
+            }
+        }
+        // `config get oauth_token` prints the token (getRun); any key naming a token is out.
+        "config get" if p.positionals().iter().any(|k| k.to_ascii_lowercase().contains("token")) => a.add("token"),
+        _ => {}
+    }
+    if ["body-file", "template", "recover"].iter().any(|id| given(id)) {
+        a.add("file-read");
+    }
+    Ok(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// gh api
+
+/// `gh api`: method per apiRun (`-X` upper-cased, else POST when any field or `--input`, else
+/// GET), other hosts, local file reads, and GraphQL documents.
+fn api(p: &Parsed) -> Result<Action, String> {
+    let pos = p.positionals();
+    let [endpoint] = pos.as_slice() else {
+        return Err(format!("gh api takes exactly one endpoint, got {}", pos.len()));
+    };
+    // (key, value, magic): `-F` values are typed, and `@path` / `@-` read a file or stdin.
+    let mut fields: Vec<(&str, &str, bool)> = Vec::new();
+    for f in p.opts() {
+        let magic = match f.id {
+            "field" => true,
+            "raw-field" => false,
+            _ => continue,
+        };
+        let v = f.value.as_deref().unwrap_or("");
+        let (key, value) = v.split_once('=').unwrap_or((v, ""));
+        fields.push((key, value, magic));
+    }
+    let input = p.last("input").filter(|v| !v.is_empty());
+    let method = match p.last("method") {
+        // Go's strings.ToUpper, as http.NewRequest receives it.
+        Some(m) => m.to_uppercase(),
+        None if !fields.is_empty() || input.is_some() => "POST".to_string(),
+        None => "GET".to_string(),
+    };
+    let path = endpoint.trim_start_matches('/');
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    // gh routes exactly `graphql` to the GraphQL endpoint; `/graphql` reaches it too as a REST
+    // path. Anything that may resolve there (encoded, dot segments) counts as GraphQL-ish.
+    let canonical = path == "graphql";
+    let graphqlish = canonical || path.to_ascii_lowercase().contains("graphql") || path.contains(['%', '\\']) || path.contains("..");
+
+    let from_file = |v: &str, magic: bool| magic && v.starts_with('@');
+    let queries: Vec<&(&str, &str, bool)> = fields
+        .iter()
+        .filter(|(k, _, _)| k.to_ascii_lowercase().starts_with("query"))
+        .collect();
+    let mutation = queries.iter().any(|(_, v, m)| !from_file(v, *m) && names_write_operation(v));
+    let opaque = queries.iter().any(|(_, v, m)| from_file(v, *m)) || input.is_some();
+
+    let mut a = if canonical {
+        Action::new("api graphql")
+    } else {
+        let mut a = Action::new("api");
+        match method.as_str() {
+            "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => a.add(format!("method={method}")),
+            _ => a.add("method-other"),
+        }
+        a
+    };
+    if mutation {
+        a.add("graphql-mutation");
+    }
+    if graphqlish && opaque {
+        a.add("graphql-opaque");
+    }
+    if input.is_some() || fields.iter().any(|(_, v, m)| from_file(v, *m)) {
+        a.add("file-read");
+    }
+    if !p.all("hostname").is_empty() || endpoint.contains("://") {
+        a.add("other-host");
+    }
+    Ok(a)
+}
+
+/// A GraphQL document that may hold a write: the words `mutation` or `subscription` anywhere
+/// (case-insensitive). Crude on purpose: a false hit refuses a read, a miss cannot happen
+/// because an operation's keyword must appear literally.
+fn names_write_operation(doc: &str) -> bool {
+    let d = doc.to_ascii_lowercase();
+    d.contains("mutation") || d.contains("subscription")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosts named on the command line
+
+/// `-R/--repo [HOST/]OWNER/REPO` or a repository URL names the host gh talks to (and which
+/// token it sends). Found generously in every form pflag accepts, anywhere in argv: a word that
+/// only might be a `-R` value costs a refusal at worst when it names another host.
+fn repo_claims(args: &[String]) -> Vec<Claim> {
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let next = args.get(i + 1).map(String::as_str);
+        let value = if a == "--repo" || a == "-R" {
+            next
+        } else if let Some(v) = a.strip_prefix("--repo=") {
+            Some(v)
+        } else if !a.starts_with("--") && a.starts_with('-') {
+            // `-Rv`, `-R=v`, and `-xR v` / `-xRv` when the letters before R are booleans.
+            a.find('R').map(|k| match &a[k + 1..] {
+                "" => next.unwrap_or(""),
+                r => r.strip_prefix('=').unwrap_or(r),
+            })
+        } else {
+            None
+        };
+        if let Some(v) = value {
+            host_claim(repo_host(v), "--repo", &mut out);
+        }
+    }
+    out
+}
+
+/// Positional URLs (`gh pr view https://HOST/o/r/pull/1`) and, for `repo` commands,
+/// `HOST/OWNER/REPO` positionals.
+fn url_claims(verb: &str, positionals: &[&str], claims: &mut Vec<Claim>) {
+    for (i, p) in positionals.iter().enumerate() {
+        // Only a `repo` command's first argument is a repository (`repo clone o/r dir/a/b`).
+        let host = if i == 0 && verb.starts_with("repo ") {
+            repo_host(p)
+        } else {
+            url_host(p)
+        };
+        host_claim(host, "a URL argument", claims);
+    }
+}
+
+/// github.com is gh's default host; any other host must be the one this install pins.
+fn host_claim(host: Option<String>, flag: &str, claims: &mut Vec<Claim>) {
+    if let Some(h) = host
+        && !h.eq_ignore_ascii_case("github.com")
+    {
+        claims.push(Claim::Pinned {
+            var: "GH_HOST",
+            value: h,
+            flag: flag.to_string(),
+        });
+    }
+}
+
+/// The host of `scheme://[user@]host[:port]/…` or `git@host:…`.
+fn url_host(v: &str) -> Option<String> {
+    if let Some((_, rest)) = v.split_once("://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = authority.rsplit('@').next().unwrap_or("");
+        let host = host.split(':').next().unwrap_or("");
+        return Some(host.to_string());
+    }
+    let rest = v.strip_prefix("git@")?;
+    Some(rest.split(':').next().unwrap_or("").to_string())
+}
+
+/// The host of a repository argument as go-gh's `repository.Parse` reads it.
+fn repo_host(v: &str) -> Option<String> {
+    url_host(v).or_else(|| {
+        let parts: Vec<&str> = v.split('/').collect();
+        (parts.len() == 3 && parts.iter().all(|p| !p.is_empty())).then(|| parts[0].to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::argv;
+    use pretty_assertions::assert_eq;
+
+    fn verb(words: &[&str]) -> String {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.verb()
+    }
+
+    fn action(words: &[&str]) -> Action {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.actions[0].clone()
+    }
+
+    fn act(v: &str, marks: &[&str]) -> Action {
+        marks.iter().fold(Action::new(v), |a, m| a.mark(*m))
+    }
+
+    #[test]
+    fn repo_flag_anywhere_resolves_to_pr_merge() {
+        for words in [
+            &["-R", "o/r", "pr", "merge", "1"][..],
+            &["pr", "-R", "o/r", "merge", "1"],
+            &["pr", "merge", "-Ro/r", "1"],
+            &["pr", "merge", "1", "--repo=o/r"],
+            &["--repo", "o/r", "pr", "merge"],
+            &["pr", "--repo=o/r", "merge", "1"],
+            &["--help=false", "pr", "merge"],
+        ] {
+            assert_eq!(verb(words), "pr merge", "{words:?}");
+        }
+    }
+
+    #[test]
+    fn aliases_resolve_to_the_canonical_verb() {
+        for (words, want) in [
+            (&["pr", "new"][..], "pr create"),
+            (&["issue", "new"], "issue create"),
+            (&["release", "new", "v1"], "release create"),
+            (&["repo", "new", "x"], "repo create"),
+            (&["gist", "new", "f"], "gist create"),
+            (&["pr", "ls"], "pr list"),
+            (&["ext", "ls"], "extension list"),
+            (&["extensions", "install", "o/gh-x"], "extension install"),
+            (&["secret", "remove", "X"], "secret delete"),
+            (&["variable", "remove", "X"], "variable delete"),
+            (&["cs", "ssh"], "codespace ssh"),
+            (&["at", "verify", "f"], "attestation verify"),
+            (&["rs", "ls"], "ruleset list"),
+            (&["repo", "deploy-key", "ls"], "repo deploy-key list"),
+        ] {
+            assert_eq!(verb(words), want, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_the_verb_as_typed() {
+        assert_eq!(verb(&["m", "1"]), "m");
+        assert_eq!(verb(&["pr", "m", "1"]), "pr m");
+        assert_eq!(verb(&["co", "1"]), "co");
+        // Matching is exact: no prefixes, no case folding.
+        assert_eq!(verb(&["pr", "mer", "1"]), "pr mer");
+        assert_eq!(verb(&["PR", "merge"]), "PR");
+    }
+
+    #[test]
+    fn an_unknown_flag_before_the_group_swallows_the_next_word() {
+        // stripFlags assumes `--web` takes `pr`, so `merge` is the (unknown) top-level name.
+        assert_eq!(verb(&["--web", "pr", "merge"]), "merge");
+        // `--version` is a root boolean, but below the root it is unknown and takes `merge`:
+        // cobra lands on the `pr` group itself, which runs nothing.
+        assert_eq!(verb(&["pr", "--version", "merge"]), "help");
+        assert_eq!(verb(&["--version", "pr", "list"]), "help");
+        assert_eq!(verb(&["--version", "pr", "--help=false", "list"]), "pr list");
+    }
+
+    #[test]
+    fn double_dash_stops_the_command_search() {
+        assert_eq!(verb(&["--", "pr", "merge"]), "help");
+        assert_eq!(verb(&["pr", "--", "merge"]), "help");
+        assert_eq!(verb(&["pr", "merge", "--", "--help"]), "pr merge");
+    }
+
+    #[test]
+    fn help_true_anywhere_is_help_and_help_false_runs() {
+        assert_eq!(verb(&["pr", "merge", "--help"]), "help");
+        assert_eq!(verb(&["--help", "pr", "merge", "1"]), "help");
+        assert_eq!(verb(&["pr", "merge", "--help=true"]), "help");
+        assert_eq!(verb(&["pr", "merge", "--help=false"]), "pr merge");
+        assert_eq!(verb(&["pr", "merge", "--help", "--help=0"]), "pr merge");
+        assert_eq!(verb(&["help", "pr", "merge"]), "help");
+        assert_eq!(verb(&["environment"]), "help");
+        assert_eq!(verb(&[]), "help");
+        assert_eq!(verb(&["pr"]), "help");
+        assert_eq!(verb(&["--version"]), "version");
+    }
+
+    #[test]
+    fn help_that_may_be_an_option_value_is_not_help() {
+        // `-wt --help`: pflag may read `--help` as the value of the cluster's last letter.
+        assert_eq!(verb(&["pr", "merge", "-sd", "--help"]), "pr merge");
+        // An unknown option is assumed to take `--help` as its value.
+        assert_eq!(verb(&["pr", "close", "--comment", "--help"]), "pr close");
+        // On a strict leaf, pflag's own reading decides.
+        assert_eq!(verb(&["issue", "create", "-wt", "--help"]), "issue create");
+        assert_eq!(verb(&["issue", "create", "-w", "--help"]), "help");
+    }
+
+    #[test]
+    fn help_is_never_assumed_for_pass_through_commands_or_unknown_names() {
+        assert_eq!(verb(&["extension", "exec", "x", "--help"]), "extension exec");
+        assert_eq!(verb(&["cs", "ssh", "--help"]), "codespace ssh");
+        assert_eq!(verb(&["myalias", "--help"]), "myalias");
+    }
+
+    #[test]
+    fn h_is_not_help_in_gh() {
+        assert_eq!(
+            action(&["config", "get", "-h", "github.com", "oauth_token"]),
+            act("config get", &["token"])
+        );
+        assert_eq!(action(&["config", "get", "editor"]), act("config get", &[]));
+        assert_eq!(verb(&["auth", "token", "-h", "github.com"]), "auth token");
+    }
+
+    #[test]
+    fn review_modes_are_found_in_every_form() {
+        for words in [
+            &["pr", "review", "--approve"][..],
+            &["pr", "review", "-a", "1"],
+            &["pr", "review", "1", "-ca"],
+            &["pr", "-R", "o/r", "review", "-a=true"],
+            &["pr", "review", "--approve=1"],
+        ] {
+            assert!(action(words).has("approve"), "{words:?}");
+        }
+        // `-ba` is body "a", not approve.
+        assert_eq!(action(&["pr", "review", "-c", "-ba"]), act("pr review", &["comment"]));
+        assert_eq!(
+            action(&["pr", "review", "--approve=false", "-r", "-b", "x"]),
+            act("pr review", &["request-changes"])
+        );
+        assert_eq!(action(&["pr", "review", "1"]), act("pr review", &["interactive"]));
+        assert_eq!(
+            action(&["pr", "review", "-c", "-F", "notes.md"]),
+            act("pr review", &["comment", "file-read"])
+        );
+    }
+
+    #[test]
+    fn unknown_options_on_strict_leaves_are_problems() {
+        let inv = parse(&argv(&["pr", "review", "--aprove"]));
+        assert_eq!(inv.problem, Some("gh pr review: unknown option --aprove".into()));
+        let inv = parse(&argv(&["api", "-Z", "x"]));
+        assert_eq!(inv.problem, Some("gh api: unknown option -Z".into()));
+    }
+
+    #[test]
+    fn body_files_are_file_reads() {
+        assert_eq!(
+            action(&["issue", "comment", "1", "--body-file", "/etc/passwd"]),
+            act("issue comment", &["file-read"])
+        );
+        assert_eq!(
+            action(&["pr", "create", "-dF", "b.md", "-t", "x"]),
+            act("pr create", &["file-read"])
+        );
+        assert_eq!(action(&["pr", "new", "--recover", "f.json"]), act("pr create", &["file-read"]));
+        assert_eq!(action(&["issue", "create", "-t", "x", "-b", "y"]), act("issue create", &[]));
+    }
+
+    #[test]
+    fn pr_edit_base_and_comment_delete_are_marked() {
+        assert_eq!(action(&["pr", "edit", "1", "-B", "main"]), act("pr edit", &["base"]));
+        assert_eq!(
+            action(&["pr", "comment", "1", "--delete-last", "--yes"]),
+            act("pr comment", &["delete-last"])
+        );
+    }
+
+    #[test]
+    fn repo_sync_force_is_marked() {
+        assert_eq!(action(&["repo", "sync", "--force"]), act("repo sync", &["force"]));
+        assert_eq!(action(&["repo", "sync", "--force=false", "-b", "main"]), act("repo sync", &[]));
+    }
+
+    #[test]
+    fn api_method_defaults_and_last_x_wins() {
+        assert_eq!(action(&["api", "repos/o/r"]), act("api", &["method=GET"]));
+        assert_eq!(action(&["api", "repos/o/r/issues", "-f", "title=x"]), act("api", &["method=POST"]));
+        assert_eq!(action(&["api", "-XPATCH", "repos/o/r", "-f", "a=b"]), act("api", &["method=PATCH"]));
+        assert_eq!(action(&["api", "-X", "delete", "repos/o/r"]), act("api", &["method=DELETE"]));
+        assert_eq!(action(&["api", "-X", "DELETE", "--method=get", "x"]), act("api", &["method=GET"]));
+        assert_eq!(
+            action(&["api", "-X", "GET", "search/issues", "-f", "q=x"]),
+            act("api", &["method=GET"])
+        );
+        assert_eq!(action(&["api", "-iXput", "x"]), act("api", &["method=PUT"]));
+        // `-p` takes the rest of the cluster as its value: no method here.
+        assert_eq!(action(&["api", "-ipXput", "x"]), act("api", &["method=GET"]));
+        assert_eq!(action(&["api", "-X", "PURGE", "x"]), act("api", &["method-other"]));
+        assert_eq!(action(&["api", "--method", "head", "x"]), act("api", &["method=HEAD"]));
+    }
+
+    #[test]
+    fn api_other_hosts_and_file_reads_are_marked() {
+        assert_eq!(
+            action(&["api", "--hostname", "evil.example", "x"]),
+            act("api", &["method=GET", "other-host"])
+        );
+        assert_eq!(
+            action(&["api", "https://evil.example/x"]),
+            act("api", &["method=GET", "other-host"])
+        );
+        assert_eq!(
+            action(&["api", "repos/o/r/issues", "-F", "body=@/etc/passwd"]),
+            act("api", &["method=POST", "file-read"])
+        );
+        assert_eq!(action(&["api", "x", "--input", "-"]), act("api", &["method=POST", "file-read"]));
+        let inv = parse(&argv(&["api", "a", "b"]));
+        assert_eq!(inv.problem, Some("gh api takes exactly one endpoint, got 2".into()));
+    }
+
+    #[test]
+    fn graphql_queries_read_and_mutations_or_hidden_documents_do_not() {
+        assert_eq!(action(&["api", "graphql", "-f", "query={viewer{login}}"]), act("api graphql", &[]));
+        assert_eq!(
+            action(&[
+                "api",
+                "graphql",
+                "-f",
+                "query=mutation{mergePullRequest(input:{}){clientMutationId}}"
+            ]),
+            act("api graphql", &["graphql-mutation"])
+        );
+        assert_eq!(
+            action(&["api", "graphql", "-F", "query=@q.graphql"]),
+            act("api graphql", &["graphql-opaque", "file-read"])
+        );
+        assert_eq!(
+            action(&["api", "graphql", "--input", "body.json"]),
+            act("api graphql", &["graphql-opaque", "file-read"])
+        );
+        // The GraphQL endpoint reached as a REST path keeps the REST method and the checks.
+        assert_eq!(
+            action(&["api", "/graphql", "-f", "query=Mutation { x }"]),
+            act("api graphql", &["graphql-mutation"])
+        );
+        assert_eq!(
+            action(&["api", "graphql/", "-f", "query=subscription { x }"]),
+            act("api", &["method=POST", "graphql-mutation"])
+        );
+        assert_eq!(
+            action(&["api", "/graph%71l", "--input", "b.json"]),
+            act("api", &["method=POST", "graphql-opaque", "file-read"])
+        );
+    }
+
+    #[test]
+    fn repo_hosts_other_than_github_are_claims() {
+        let inv = parse(&argv(&["pr", "list", "-R", "evil.ghe.com/o/r"]));
+        assert_eq!(
+            inv.claims,
+            vec![Claim::Pinned {
+                var: "GH_HOST",
+                value: "evil.ghe.com".into(),
+                flag: "--repo".into()
+            }]
+        );
+        assert_eq!(parse(&argv(&["pr", "list", "-R", "github.com/o/r"])).claims, vec![]);
+        assert_eq!(parse(&argv(&["pr", "list", "-wRo/r"])).claims, vec![]);
+        assert_eq!(parse(&argv(&["pr", "list", "-Rghe.io/o/r"])).claims.len(), 1);
+        assert_eq!(parse(&argv(&["pr", "view", "https://x.ghe.com/o/r/pull/1"])).claims.len(), 1);
+        assert_eq!(parse(&argv(&["repo", "clone", "x.ghe.com/o/r"])).claims.len(), 1);
+        assert_eq!(parse(&argv(&["repo", "clone", "o/r", "./a/b/c"])).claims, vec![]);
+        assert_eq!(parse(&argv(&["pr", "view", "https://github.com/o/r/pull/1"])).claims, vec![]);
+    }
+
+    #[test]
+    fn a_non_ascii_short_option_is_a_problem() {
+        let inv = parse(&argv(&["-é", "workflow", "run", "list"]));
+        assert_eq!(inv.problem, Some("option -é is not a gh option".into()));
+    }
 }

@@ -1,7 +1,2037 @@
-//! PLACEHOLDER grammar for git, replaced by the real one.
-use crate::grammar::Invocation;
+//! git: the global options of `git.c` `handle_options` (exact compares, no clusters, until the
+//! first word that does not start with `-`), then the subcommand's own options as
+//! `parse-options.c` reads them (unique-prefix abbreviations, `--no-`, options after arguments,
+//! clusters such as `-uf`), into one action for the command and one extra action for each
+//! global option that is refused on its own (`-c`, `--config-env`, `--exec-path=`,
+//! `--git-dir`, `--work-tree`, `--namespace`, `--shallow-file`) or each diff `--output` file.
+//!
+//! Owns: the verb names (`push`, `branch create`, `stash drop`, `config set`, …), the marks the
+//! git policy matches (`force`, `default-branch`, `exec-option`, `remote-helper`, …), the
+//! recognition of gh's own credential-helper push, and [`PREPEND`].
+//!
+//! Must not: do I/O. What the repository's config, `push.default`, `remote.<n>.mirror` or the
+//! remote's default branch say is invisible here, so a push that does not name its destination
+//! branch is refused rather than guessed. Commands this file does not know (aliases,
+//! `git-<name>` programs on PATH, builtins nobody classified) keep the name as typed, and the
+//! policy refuses them as unclassified.
+
+use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
+use crate::grammar::{Action, Claim, Invocation};
 use crate::tool::Tool;
-pub const PREPEND: &[&str] = &[];
+
+/// Inserted before the caller's arguments on every exec. Command-line `-c` beats every config
+/// file, so these neutralise a hostile `.git/config` (or `~/.gitconfig`) that would make an
+/// innocent verb run a program: the fsmonitor hook (`status`), hooks (`commit`, `checkout`),
+/// the pager (`log`; `--no-pager` also defeats `pager.<cmd>`), the ssh command and askpass
+/// (`fetch`, `push`), the signing programs (`log --show-signature`, signed commits: reset to
+/// git's defaults so signing still works), and the `ext`/`fd` transports. The `file` transport
+/// is off because a push to a local path runs that repository's hooks as the caller (hooksPath
+/// does not reach the other repository). The editors are `true`, not `false`, so that
+/// `rebase --continue` and `commit --amend` still finish without a terminal.
+///
+/// `credential.helper` is deliberately not reset: it would break https pushes and gh's own
+/// nested push. `diff.external` cannot be reset (an empty value makes `git diff` fail).
+pub const PREPEND: &[&str] = &[
+    "--no-pager",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.editor=true",
+    "-c",
+    "sequence.editor=true",
+    "-c",
+    "core.sshCommand=ssh",
+    "-c",
+    "core.askPass=",
+    "-c",
+    "protocol.ext.allow=never",
+    "-c",
+    "protocol.fd.allow=never",
+    "-c",
+    "protocol.file.allow=never",
+    "-c",
+    "gpg.program=gpg",
+    "-c",
+    "gpg.ssh.program=ssh-keygen",
+    "-c",
+    "gpg.x509.program=gpgsm",
+];
+
+/// Destination branch names treated as the repository's default (or protected) branch. The
+/// gate cannot ask the remote for its HEAD, so a push whose destination is one of these (after
+/// `refs/heads/` or `heads/`, compared case-insensitively) is marked `default-branch`. `HEAD`
+/// as a destination is the remote's own HEAD, which is its default branch.
+pub const DEFAULT_BRANCHES: &[&str] = &["main", "master", "trunk", "develop", "production", "HEAD"];
+
+/// Merge strategies built into git. Any other name runs `git-merge-<name>` found on PATH.
+const BUILTIN_STRATEGIES: &[&str] = &["ort", "recursive", "resolve", "octopus", "ours", "subtree"];
+
+/// Read-only commands whose options cannot raise what they do, except a diff `--output=<file>`
+/// (checked separately). Their options are not scanned: rev and diff options are a large
+/// exact-match grammar, and nothing in it changes the tier.
+const READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "show",
+    "diff",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "blame",
+    "annotate",
+    "shortlog",
+    "describe",
+    "cat-file",
+    "show-ref",
+    "for-each-ref",
+    "rev-list",
+    "merge-base",
+    "name-rev",
+    "count-objects",
+    "check-ignore",
+    "check-attr",
+    "show-branch",
+    "var",
+    "verify-commit",
+    "verify-tag",
+    "range-diff",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "cherry",
+];
+
+/// Local mutations whose options do not change the tier; not scanned.
+const LOCAL_UNSCANNED: &[&str] = &["add", "commit", "restore", "am", "clean"];
+
+/// Commands with their own handling below (for `git <cmd> --help`).
+const HANDLED: &[&str] = &[
+    "push",
+    "fetch",
+    "pull",
+    "clone",
+    "ls-remote",
+    "grep",
+    "branch",
+    "tag",
+    "config",
+    "remote",
+    "stash",
+    "worktree",
+    "reflog",
+    "symbolic-ref",
+    "checkout",
+    "switch",
+    "reset",
+    "rm",
+    "mv",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "init",
+    "apply",
+    "help",
+    "version",
+];
+
+const STYLE: Style = Style::GIT_PARSE_OPTIONS;
+
 pub fn parse(args: &[String]) -> Invocation {
-    Invocation::new(Tool::from_name("git").unwrap_or(Tool::Gh), args).with_problem("not yet")
+    let mut inv = Invocation::new(Tool::Git, args);
+    match parse_call(args) {
+        Ok((actions, claims)) => {
+            inv.actions = actions;
+            inv.claims = claims;
+            inv
+        }
+        Err(problem) => inv.with_problem(problem),
+    }
+}
+
+/// The global options, then the command. The command's action comes first (it names the call
+/// in the log); refused global options follow as actions of their own.
+fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
+    let mut config: Vec<&str> = Vec::new();
+    let mut extra: Vec<Action> = Vec::new();
+    let mut prints_only = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i).map(String::as_str) {
+        if !a.starts_with('-') || matches!(a, "--help" | "-h" | "--version" | "-v") {
+            break;
+        }
+        i += 1;
+        // `skip_prefix(cmd, "--exec-path")`: `=` sets it, anything else prints it and exits.
+        if let Some(rest) = a.strip_prefix("--exec-path") {
+            if rest.starts_with('=') {
+                extra.push(Action::new("--exec-path"));
+                continue;
+            }
+            prints_only = true;
+            break;
+        }
+        match a {
+            "--html-path" | "--man-path" | "--info-path" => {
+                prints_only = true;
+                break;
+            }
+            "-p"
+            | "--paginate"
+            | "-P"
+            | "--no-pager"
+            | "--no-replace-objects"
+            | "--bare"
+            | "--literal-pathspecs"
+            | "--no-literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-optional-locks"
+            | "--no-advice"
+            | "--no-lazy-fetch" => {}
+            "-c" => config.push(global_value(args, &mut i, a)?),
+            // `-C` keeps the call judged by its verb; the directory is not a retarget the gate
+            // can check without I/O, and gh itself passes `-C <repo>`.
+            "-C" | "--attr-source" => {
+                global_value(args, &mut i, a)?;
+            }
+            "--config-env" | "--git-dir" | "--work-tree" | "--namespace" | "--shallow-file" => {
+                global_value(args, &mut i, a)?;
+                extra.push(Action::new(a));
+            }
+            _ => match a.split_once('=') {
+                Some((name @ ("--config-env" | "--git-dir" | "--work-tree" | "--namespace"), _)) => {
+                    extra.push(Action::new(name));
+                }
+                Some(("--attr-source", _)) => {}
+                Some(("--list-cmds", _)) => {
+                    prints_only = true;
+                    break;
+                }
+                _ => return Err(format!("unknown global option {a}")),
+            },
+        }
+    }
+    let rest = &args[i..];
+    let mut actions = if prints_only { vec![Action::new("help")] } else { command(rest)? };
+    let mut claims = Vec::new();
+    if !config.is_empty() {
+        match gh_credential_push(&config, rest) {
+            Some(path) if !prints_only => claims.push(Claim::GhCredentialHelper { path }),
+            _ => extra.push(Action::new("-c")),
+        }
+    }
+    actions.extend(extra);
+    Ok((actions, claims))
+}
+
+fn global_value<'a>(args: &'a [String], i: &mut usize, opt: &str) -> Result<&'a str, String> {
+    let v = args.get(*i).ok_or_else(|| format!("global option {opt} needs a value"))?;
+    *i += 1;
+    Ok(v)
+}
+
+/// The push gh generates for `gh pr create` (`cli/cli git/client.go` `AuthenticatedCommand` and
+/// `Push`): `-c credential.helper= -c credential.helper=!"<gh>" auth git-credential push
+/// --set-upstream <remote> HEAD:refs/heads/<branch>`. Exactly that shape gives the path of the
+/// helper (unquoted) for `decide()` to compare with this install's real gh; anything else with
+/// `-c` is a config override. A path with characters the shell would still interpret inside
+/// double quotes (or Go's `%q` escapes) is not gh's shape.
+fn gh_credential_push(config: &[&str], rest: &[String]) -> Option<String> {
+    let [reset, helper] = config else {
+        return None;
+    };
+    if *reset != "credential.helper=" {
+        return None;
+    }
+    let path = helper
+        .strip_prefix("credential.helper=!\"")?
+        .strip_suffix("\" auth git-credential")?;
+    if path.is_empty() || path.contains(['"', '\\', '$', '`', '\n']) {
+        return None;
+    }
+    match rest {
+        [push, upstream, remote, spec]
+            if push == "push"
+                && upstream == "--set-upstream"
+                && !remote.starts_with('-')
+                && spec.strip_prefix("HEAD:refs/heads/").is_some_and(|b| !b.is_empty()) =>
+        {
+            Some(path.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The command word and its arguments -> the command's action(s).
+fn command(rest: &[String]) -> Result<Vec<Action>, String> {
+    let Some(first) = rest.first() else {
+        // `git` alone (or only global options) prints usage.
+        return Ok(vec![Action::new("help")]);
+    };
+    let args = &rest[1..];
+    let name = match first.as_str() {
+        "--version" | "-v" => return Ok(vec![Action::new("version")]),
+        "--help" | "-h" => return Ok(vec![Action::new("help")]),
+        "" => return Err("empty command name".into()),
+        // `stage` is a builtin synonym of `add`.
+        "stage" => "add",
+        other => other,
+    };
+    let known = HANDLED.contains(&name) || READ_ONLY.contains(&name) || LOCAL_UNSCANNED.contains(&name);
+    // git.c turns `git <builtin> --help` into `git help <builtin>`; parse-options prints usage
+    // for a lone `-h`. Neither runs the command.
+    if known && (args.first().is_some_and(|a| a == "--help") || (args.len() == 1 && args[0] == "-h")) {
+        return Ok(vec![Action::new("help")]);
+    }
+    if READ_ONLY.contains(&name) {
+        return Ok(with_output_check(Action::new(name), args));
+    }
+    if LOCAL_UNSCANNED.contains(&name) {
+        return Ok(vec![Action::new(name)]);
+    }
+    let action = match name {
+        "help" => Action::new("help"),
+        "version" => Action::new("version"),
+        "push" => push(args)?,
+        "fetch" => fetch(args)?,
+        "pull" => pull(args)?,
+        "clone" => clone(args)?,
+        "ls-remote" => ls_remote(args)?,
+        "grep" => grep(args)?,
+        "branch" => branch(args)?,
+        "tag" => tag(args)?,
+        "config" => config(args)?,
+        "remote" => remote(args)?,
+        "stash" => return stash(args),
+        "worktree" => worktree(args)?,
+        "reflog" => return reflog(args),
+        "symbolic-ref" => symbolic_ref(args)?,
+        "checkout" => checkout(args)?,
+        "switch" => switch(args)?,
+        "reset" => reset(args)?,
+        "rm" | "mv" => rm_mv(name, args)?,
+        "merge" | "cherry-pick" | "revert" => merge_like(name, args)?,
+        "rebase" => rebase(args)?,
+        "init" => init(args)?,
+        "apply" => apply(args)?,
+        // An alias, a `git-<name>` program, or a builtin nobody classified: the verb as typed.
+        other => Action::new(other),
+    };
+    Ok(vec![action])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn scan(args: &[String], table: &[Opt]) -> Result<Parsed, String> {
+    opts::scan(args, table, &STYLE)
+}
+
+/// The option's last occurrence is not `--no-<opt>`. Unlike `Parsed::has`, a value such as
+/// `--upload-pack=false` or `--force-with-lease=0` still counts: git reads those as a program
+/// or a ref name, not as "off".
+fn on(p: &Parsed, id: &str) -> bool {
+    p.all(id).last().is_some_and(|f| !f.negated)
+}
+
+/// The values of a list option after its last `--no-<opt>` (which clears the list).
+fn live_values<'a>(p: &'a Parsed, id: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for f in p.all(id) {
+        if f.negated {
+            out.clear();
+        } else if let Some(v) = &f.value {
+            out.push(v.as_str());
+        }
+    }
+    out
+}
+
+/// `<transport>::<address>` (`ext::sh -c …`, `fd::3`): git hands the URL to the remote helper
+/// `git-remote-<transport>` (`transport.c` `transport_get`, `is_urlschemechar`).
+fn is_helper_url(s: &str) -> bool {
+    let mut chars = s.char_indices();
+    if !chars.next().is_some_and(|(_, c)| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    for (i, c) in chars {
+        if !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+            return s[i..].starts_with("::");
+        }
+    }
+    false
+}
+
+/// Marks `remote-helper` when any positional or option value of a transport command is a
+/// remote-helper URL. A remote name can never contain `::`, so such a word is always a URL.
+fn mark_helper_urls(a: &mut Action, p: &Parsed) {
+    let hit = p.items.iter().any(|item| match item {
+        Item::Pos(s) => is_helper_url(s),
+        Item::Opt(f) => f.value.as_deref().is_some_and(is_helper_url),
+        Item::Unknown { .. } => false,
+    });
+    if hit {
+        a.add("remote-helper");
+    }
+}
+
+/// The same check on raw words (for subcommands whose options are not scanned).
+fn mark_helper_words(a: &mut Action, args: &[String]) {
+    let hit = args
+        .iter()
+        .any(|w| is_helper_url(w) || w.split_once('=').is_some_and(|(_, v)| is_helper_url(v)));
+    if hit {
+        a.add("remote-helper");
+    }
+}
+
+/// Diff options take `--output=<file>` / `--output <file>` (exact name: diff options do not
+/// abbreviate) and write the output to any path; that is its own, refused, action.
+fn with_output_check(a: Action, args: &[String]) -> Vec<Action> {
+    let writes = args
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--output" || w.starts_with("--output="));
+    let mut out = vec![a];
+    if writes {
+        out.push(Action::new("--output"));
+    }
+    out
+}
+
+/// Any `-s/--strategy` that is not built in runs `git-merge-<name>` from PATH.
+fn mark_strategy(a: &mut Action, p: &Parsed) {
+    if live_values(p, "strategy").iter().any(|s| !BUILTIN_STRATEGIES.contains(s)) {
+        a.add("exec-option");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport
+
+/// `git push [<options>] [<repository> [<refspec>...]]` (`Documentation/git-push.adoc`).
+fn push(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, PUSH_OPTS)?;
+    let mut a = Action::new("push");
+    if on(&p, "receive-pack") || on(&p, "exec") {
+        a.add("exec-option");
+    }
+    mark_helper_urls(&mut a, &p);
+    // `+refspec`, `--force` and any lease all force; `--no-force` / `--no-force-with-lease`
+    // cancel the earlier option (not a `+`). `--force-if-includes` alone forces nothing.
+    if on(&p, "force") || on(&p, "force-with-lease") {
+        a.add("force");
+    }
+    if on(&p, "mirror") {
+        a.add("mirror");
+    }
+    if on(&p, "prune") {
+        a.add("prune");
+    }
+    if on(&p, "all") || on(&p, "branches") {
+        a.add("all-branches");
+    }
+    let tags = on(&p, "tags");
+    if tags || on(&p, "follow-tags") {
+        a.add("tags");
+    }
+    if on(&p, "recurse-submodules") && !matches!(p.last("recurse-submodules"), Some("check" | "no" | "false" | "off" | "0")) {
+        a.add("submodule-push");
+    }
+    let pos = p.positionals();
+    let repository = pos.first().copied().or_else(|| if on(&p, "repo") { p.last("repo") } else { None });
+    if let Some(r) = repository
+        && (r.starts_with(['/', '.', '~']) || r.to_ascii_lowercase().starts_with("file:"))
+    {
+        a.add("local-remote");
+    }
+    let refspecs = pos.get(1..).unwrap_or_default();
+    if refspecs.is_empty() && !tags && !a.has("all-branches") && !a.has("mirror") {
+        // push.default, remote.<n>.push and remote.<n>.mirror decide what a bare push does.
+        a.add("unnamed-destination");
+    }
+    let delete = on(&p, "delete");
+    for spec in refspecs {
+        push_refspec(spec, delete, &mut a)?;
+    }
+    Ok(a)
+}
+
+/// Marks for one push refspec `[+]<src>[:<dst>]`; with `--delete` each is a name to delete.
+fn push_refspec(spec: &str, delete: bool, a: &mut Action) -> Result<(), String> {
+    if spec.starts_with('-') {
+        return Err(format!("push refspec {spec} starts with a dash"));
+    }
+    if spec.starts_with('^') {
+        return Err(format!("negative refspec {spec} is not understood by the gate"));
+    }
+    let body = match spec.strip_prefix('+') {
+        Some(b) => {
+            a.add("force");
+            b
+        }
+        None => spec,
+    };
+    if body.contains('*') {
+        // A pattern pushes every matching branch, the default branch included.
+        a.add("all-branches");
+        return Ok(());
+    }
+    if delete {
+        if body.contains(':') {
+            return Err(format!("--delete takes ref names, not the refspec {spec}"));
+        }
+        a.add("delete");
+        push_destination(body, a);
+        return Ok(());
+    }
+    let (src, dst) = match body.split_once(':') {
+        Some((s, d)) => (s, Some(d)),
+        None => (body, None),
+    };
+    match (src, dst) {
+        // `:` alone pushes the "matching" branches: every branch both sides have.
+        ("", Some("")) => a.add("all-branches"),
+        ("", Some(d)) => {
+            a.add("delete");
+            push_destination(d, a);
+        }
+        (_, Some(d)) if !d.is_empty() => push_destination(d, a),
+        // `HEAD` (or `@`) alone pushes the current branch to its own name: unknown here.
+        ("HEAD" | "@", _) => a.add("unnamed-destination"),
+        (s, _) => push_destination(s, a),
+    }
+    Ok(())
+}
+
+/// Classifies the ref a push writes (or deletes). Unqualified names are looked up on the
+/// remote with git's DWIM rules (`refs/<n>`, `refs/tags/<n>`, `refs/heads/<n>`, …), so
+/// `heads/main` is `main` and `tags/v1` is a tag. The comparison ignores case: a remote on a
+/// case-insensitive file system stores `refs/Heads/MAIN` as `refs/heads/main`.
+fn push_destination(dst: &str, a: &mut Action) {
+    let dst = dst.to_ascii_lowercase();
+    let branch = if let Some(b) = dst.strip_prefix("refs/heads/") {
+        b
+    } else if dst.starts_with("refs/tags/") || dst.starts_with("tags/") {
+        a.add("tags");
+        return;
+    } else if dst.starts_with("refs/") {
+        a.add("non-branch-ref");
+        return;
+    } else {
+        dst.strip_prefix("heads/").unwrap_or(&dst)
+    };
+    let branch = if branch == "@" { "head" } else { branch };
+    if DEFAULT_BRANCHES.iter().any(|d| d.eq_ignore_ascii_case(branch)) {
+        a.add("default-branch");
+    }
+}
+
+/// `git fetch [<options>] [<repository> [<refspec>...]]`. Updating remote-tracking refs is an
+/// observation; a refspec that writes outside `refs/remotes/` (a local branch or tag), tag
+/// pruning, `--update-head-ok` or refspecs from stdin change local refs (`local-refs`).
+fn fetch(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, FETCH_OPTS)?;
+    let mut a = Action::new("fetch");
+    if on(&p, "upload-pack") {
+        a.add("exec-option");
+    }
+    mark_helper_urls(&mut a, &p);
+    let pos = p.positionals();
+    let refspecs: &[&str] = if on(&p, "multiple") || on(&p, "all") {
+        &[]
+    } else {
+        pos.get(1..).unwrap_or_default()
+    };
+    let writes_local = |spec: &str| {
+        spec.trim_start_matches('+')
+            .split_once(':')
+            .is_some_and(|(_, dst)| !dst.is_empty() && !dst.starts_with("refs/remotes/"))
+    };
+    if refspecs.iter().chain(live_values(&p, "refmap").iter()).any(|s| writes_local(s))
+        || on(&p, "prune-tags")
+        || on(&p, "update-head-ok")
+        || on(&p, "stdin")
+    {
+        a.add("local-refs");
+    }
+    Ok(a)
+}
+
+/// `git pull`: a fetch merged (or rebased) into the current branch.
+fn pull(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, PULL_OPTS)?;
+    let mut a = Action::new("pull");
+    if on(&p, "upload-pack") {
+        a.add("exec-option");
+    }
+    mark_strategy(&mut a, &p);
+    mark_helper_urls(&mut a, &p);
+    Ok(a)
+}
+
+/// `git clone`: `-u/--upload-pack` runs a program, `--template` installs hooks and files,
+/// `-c/--config` writes config into the new repository.
+fn clone(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, CLONE_OPTS)?;
+    let mut a = Action::new("clone");
+    if on(&p, "upload-pack") {
+        a.add("exec-option");
+    }
+    if on(&p, "template") {
+        a.add("template");
+    }
+    if !live_values(&p, "config").is_empty() {
+        a.add("config-write");
+    }
+    mark_helper_urls(&mut a, &p);
+    Ok(a)
+}
+
+fn ls_remote(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, LS_REMOTE_OPTS)?;
+    let mut a = Action::new("ls-remote");
+    if on(&p, "upload-pack") || on(&p, "exec") {
+        a.add("exec-option");
+    }
+    mark_helper_urls(&mut a, &p);
+    Ok(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads with a dangerous option
+
+/// `git grep`: `-O[<pager>]` / `--open-files-in-pager[=<pager>]` runs any program.
+fn grep(args: &[String]) -> Result<Action, String> {
+    // `-<num>` (OPT_NUMBER_CALLBACK) is `-C <num>`; drop it before the table scan.
+    let end = args.iter().position(|w| w == "--").unwrap_or(args.len());
+    let kept: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| *i >= end || !(w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b.is_ascii_digit())))
+        .map(|(_, w)| w.clone())
+        .collect();
+    let p = scan(&kept, GREP_OPTS)?;
+    let mut a = Action::new("grep");
+    if on(&p, "open-files-in-pager") {
+        a.add("exec-option");
+    }
+    Ok(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modes of one command, named as verbs
+
+/// Filters that default to HEAD when they are the last word (`PARSE_OPT_LASTARG_DEFAULT`):
+/// `git branch --merged` lists the branches merged into HEAD.
+const LASTARG_DEFAULT: &[&str] = &["--contains", "--no-contains", "--merged", "--no-merged", "--with", "--without"];
+
+/// The words to scan, and whether a last-word filter was cut off them.
+fn cut_lastarg_default<'a>(args: &'a [String], extra: &[&str]) -> (&'a [String], bool) {
+    match args.split_last() {
+        Some((last, head)) if LASTARG_DEFAULT.contains(&last.as_str()) || extra.contains(&last.as_str()) => (head, true),
+        _ => (args, false),
+    }
+}
+
+/// `git branch`: the mode follows `builtin/branch.c` `cmd_branch`.
+fn branch(args: &[String]) -> Result<Action, String> {
+    let (args, cut) = cut_lastarg_default(args, &[]);
+    let p = scan(args, BRANCH_OPTS)?;
+    let npos = p.positionals().len();
+    let delete = on(&p, "delete") || on(&p, "D");
+    let rename = on(&p, "move") || on(&p, "M");
+    let copy = on(&p, "copy") || on(&p, "C");
+    let upstream = on(&p, "set-upstream-to") || on(&p, "unset-upstream") || on(&p, "set-upstream");
+    let edit = on(&p, "edit-description");
+    let filters = cut
+        || ["contains", "no-contains", "with", "without", "merged", "no-merged", "points-at"]
+            .iter()
+            .any(|id| on(&p, id));
+    let list = on(&p, "list") || on(&p, "show-current") || filters || (npos == 0 && !delete && !rename && !copy && !upstream && !edit);
+    let modes = [
+        (list, "branch list"),
+        (delete, "branch delete"),
+        (rename, "branch rename"),
+        (copy, "branch copy"),
+        (upstream, "branch set-upstream"),
+        (edit, "branch edit-description"),
+    ];
+    let chosen: Vec<&str> = modes.iter().filter(|(m, _)| *m).map(|(_, v)| *v).collect();
+    let verb = match chosen.as_slice() {
+        [] if npos <= 2 => "branch create",
+        [] => return Err("git branch takes at most a name and a start point".into()),
+        [one] => one,
+        _ => return Err(format!("git branch modes cannot be combined: {}", chosen.join(", "))),
+    };
+    let mut a = Action::new(verb);
+    let force = on(&p, "force") || (delete && on(&p, "D")) || (rename && on(&p, "M")) || (copy && on(&p, "C"));
+    if force && verb != "branch list" {
+        a.add("force");
+    }
+    Ok(a)
+}
+
+/// `git tag`: the mode follows `builtin/tag.c` `cmd_tag`.
+fn tag(args: &[String]) -> Result<Action, String> {
+    let (args, cut) = cut_lastarg_default(args, &["--points-at"]);
+    let p = scan(args, TAG_OPTS)?;
+    let modes = [("list", "tag list"), ("delete", "tag delete"), ("verify", "tag verify")];
+    let chosen: Vec<&str> = modes.iter().filter(|(id, _)| on(&p, id)).map(|(_, v)| *v).collect();
+    let filters = cut
+        || [
+            "contains",
+            "no-contains",
+            "with",
+            "without",
+            "merged",
+            "no-merged",
+            "points-at",
+            "n",
+        ]
+        .iter()
+        .any(|id| on(&p, id));
+    let verb = match chosen.as_slice() {
+        [one] => one,
+        [] if p.positionals().is_empty() || filters => "tag list",
+        [] => "tag create",
+        _ => return Err(format!("git tag modes cannot be combined: {}", chosen.join(", "))),
+    };
+    let mut a = Action::new(verb);
+    if verb == "tag create" && on(&p, "force") {
+        a.add("force");
+    }
+    Ok(a)
+}
+
+/// `git config`: the subcommand form (`get`, `list`, `set`, …, git 2.46+) or the legacy form,
+/// whose mode is an action option or the number of arguments (1 reads, 2 or 3 write).
+fn config(args: &[String]) -> Result<Action, String> {
+    if let Some(sub @ ("list" | "get" | "set" | "unset" | "rename-section" | "remove-section" | "edit")) = args.first().map(String::as_str)
+    {
+        return Ok(Action::new(format!("config {sub}")));
+    }
+    let p = scan(args, CONFIG_OPTS)?;
+    let modes = [
+        ("get", "config get"),
+        ("get-all", "config get"),
+        ("get-regexp", "config get"),
+        ("get-urlmatch", "config get"),
+        ("get-color", "config get"),
+        ("get-colorbool", "config get"),
+        ("list", "config list"),
+        ("add", "config set"),
+        ("replace-all", "config set"),
+        ("unset", "config unset"),
+        ("unset-all", "config unset"),
+        ("rename-section", "config rename-section"),
+        ("remove-section", "config remove-section"),
+        ("edit", "config edit"),
+    ];
+    let chosen: Vec<&str> = modes.iter().filter(|(id, _)| on(&p, id)).map(|(id, _)| *id).collect();
+    let verb = match chosen.as_slice() {
+        [] => match p.positionals().len() {
+            0 => return Err("git config needs a name or an action".into()),
+            1 => "config get",
+            _ => "config set",
+        },
+        [one] => modes.iter().find(|(id, _)| id == one).map_or("config set", |(_, v)| *v),
+        _ => return Err(format!("git config takes one action at a time, not --{}", chosen.join(" --"))),
+    };
+    Ok(Action::new(verb))
+}
+
+/// `git remote [-v] [<subcommand> …]`: no subcommand lists the remotes.
+fn remote(args: &[String]) -> Result<Action, String> {
+    let style = Style {
+        interspersed: false,
+        ..STYLE
+    };
+    let p = opts::scan(args, REMOTE_OPTS, &style)?;
+    let pos = p.positionals();
+    let Some(sub) = pos.first() else {
+        return Ok(Action::new("remote list"));
+    };
+    let sub = match *sub {
+        "rm" => "remove",
+        s => s,
+    };
+    let mut a = Action::new(format!("remote {sub}"));
+    mark_helper_words(&mut a, &args[args.len() - pos.len() + 1..]);
+    Ok(a)
+}
+
+/// `git stash [<subcommand>]`: none, or an option first, is `push`; `save` is the old `push`.
+fn stash(args: &[String]) -> Result<Vec<Action>, String> {
+    let sub = match args.first().map(String::as_str) {
+        None => "push",
+        Some(w) if w.starts_with('-') => "push",
+        Some("save") => "push",
+        Some(w) => w,
+    };
+    let a = Action::new(format!("stash {sub}"));
+    Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
+}
+
+fn worktree(args: &[String]) -> Result<Action, String> {
+    match args.first().map(String::as_str) {
+        None => Err("git worktree needs a subcommand".into()),
+        Some(w) if w.starts_with('-') => Err(format!("unknown option {w} before the git worktree subcommand")),
+        Some(sub) => Ok(Action::new(format!("worktree {sub}"))),
+    }
+}
+
+/// `git reflog [<subcommand>]`: anything that is not a subcommand is `show`'s arguments.
+fn reflog(args: &[String]) -> Result<Vec<Action>, String> {
+    match args.first().map(String::as_str) {
+        Some(sub @ ("show" | "list" | "exists" | "expire" | "delete" | "drop")) => {
+            let a = Action::new(format!("reflog {sub}"));
+            Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
+        }
+        _ => Ok(with_output_check(Action::new("reflog show"), args)),
+    }
+}
+
+/// `git symbolic-ref <name>` reads; `<name> <ref>` writes; `-d` deletes.
+fn symbolic_ref(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, SYMBOLIC_REF_OPTS)?;
+    let verb = if on(&p, "delete") {
+        "symbolic-ref delete"
+    } else if p.positionals().len() >= 2 {
+        "symbolic-ref set"
+    } else {
+        "symbolic-ref"
+    };
+    Ok(Action::new(verb))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Local changes
+
+/// `git checkout`: `-f` throws away local changes (`discard`); `-B` resets an existing branch
+/// (`force-create`).
+fn checkout(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, CHECKOUT_OPTS)?;
+    let mut a = Action::new("checkout");
+    if on(&p, "force") {
+        a.add("discard");
+    }
+    if on(&p, "B") {
+        a.add("force-create");
+    }
+    Ok(a)
+}
+
+/// `git switch`: `-f`/`--discard-changes` (`discard`), `-C`/`--force-create` (`force-create`).
+fn switch(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, SWITCH_OPTS)?;
+    let mut a = Action::new("switch");
+    if on(&p, "force") || on(&p, "discard-changes") {
+        a.add("discard");
+    }
+    if on(&p, "force-create") {
+        a.add("force-create");
+    }
+    Ok(a)
+}
+
+/// `git reset`: the last of `--soft/--mixed/--hard/--merge/--keep` wins (`--no-<mode>` sets
+/// none); `--hard` throws away the working tree.
+fn reset(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, RESET_OPTS)?;
+    let mut mode = None;
+    for f in p.opts() {
+        if matches!(f.id, "soft" | "mixed" | "hard" | "merge" | "keep") {
+            mode = if f.negated { None } else { Some(f.id) };
+        }
+    }
+    let mut a = Action::new("reset");
+    if mode == Some("hard") {
+        a.add("hard");
+    }
+    Ok(a)
+}
+
+/// `git rm -f` removes files with uncommitted changes; `git mv -f` overwrites the target.
+fn rm_mv(name: &str, args: &[String]) -> Result<Action, String> {
+    let p = scan(args, if name == "rm" { RM_OPTS } else { MV_OPTS })?;
+    let mut a = Action::new(name);
+    if on(&p, "force") {
+        a.add("discard");
+    }
+    Ok(a)
+}
+
+/// `git merge`, `cherry-pick`, `revert`: only a non-builtin strategy matters.
+fn merge_like(name: &str, args: &[String]) -> Result<Action, String> {
+    let table = match name {
+        "merge" => MERGE_OPTS,
+        "cherry-pick" => CHERRY_PICK_OPTS,
+        _ => REVERT_OPTS,
+    };
+    let p = scan(args, table)?;
+    let mut a = Action::new(name);
+    mark_strategy(&mut a, &p);
+    Ok(a)
+}
+
+/// `git rebase`: `-x/--exec <cmd>` runs a shell command after each commit.
+fn rebase(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, REBASE_OPTS)?;
+    let mut a = Action::new("rebase");
+    if !live_values(&p, "exec").is_empty() {
+        a.add("exec-option");
+    }
+    mark_strategy(&mut a, &p);
+    Ok(a)
+}
+
+/// `git init --template=<dir>` copies hooks and files from any directory.
+fn init(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, INIT_OPTS)?;
+    let mut a = Action::new("init");
+    if on(&p, "template") {
+        a.add("template");
+    }
+    Ok(a)
+}
+
+/// `git apply --unsafe-paths` writes outside the working tree.
+fn apply(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, APPLY_OPTS)?;
+    let mut a = Action::new("apply");
+    if on(&p, "unsafe-paths") {
+        a.add("unsafe-paths");
+    }
+    Ok(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Option tables, from `git <cmd> --help-all` (git 2.47, hidden options included). Every long
+// name is listed as git spells it without `--[no-]`; the scanner resolves unique prefixes and
+// `--no-` negation over exactly these names, as parse-options does.
+
+/// `git remote`: the only option before the subcommand.
+const REMOTE_OPTS: &[Opt] = &[Opt::flag("verbose", &["verbose"], &['v'])];
+
+/// `git push` (builtin/push.c).
+const PUSH_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::value("repo", &["repo"], &[]),
+    Opt::flag("all", &["all"], &[]),
+    Opt::flag("branches", &["branches"], &[]),
+    Opt::flag("mirror", &["mirror"], &[]),
+    Opt::flag("delete", &["delete"], &['d']),
+    Opt::flag("tags", &["tags"], &[]),
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("porcelain", &["porcelain"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::opt_value("force-with-lease", &["force-with-lease"], &[]),
+    Opt::flag("force-if-includes", &["force-if-includes"], &[]),
+    Opt::value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("thin", &["thin"], &[]),
+    Opt::value("receive-pack", &["receive-pack"], &[]),
+    Opt::value("exec", &["exec"], &[]),
+    Opt::flag("set-upstream", &["set-upstream"], &['u']),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("prune", &["prune"], &[]),
+    Opt::flag("no-verify", &["no-verify"], &[]),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::flag("follow-tags", &["follow-tags"], &[]),
+    Opt::opt_value("signed", &["signed"], &[]),
+    Opt::flag("atomic", &["atomic"], &[]),
+    Opt::value("push-option", &["push-option"], &['o']),
+    Opt::flag("ipv4", &["ipv4"], &['4']),
+    Opt::flag("ipv6", &["ipv6"], &['6']),
+];
+
+/// `git fetch` (builtin/fetch.c).
+const FETCH_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("all", &["all"], &[]),
+    Opt::flag("set-upstream", &["set-upstream"], &[]),
+    Opt::flag("append", &["append"], &['a']),
+    Opt::flag("atomic", &["atomic"], &[]),
+    Opt::value("upload-pack", &["upload-pack"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("multiple", &["multiple"], &['m']),
+    Opt::flag("tags", &["tags"], &['t']),
+    Opt::flag("n", &[], &['n']),
+    Opt::value("jobs", &["jobs"], &['j']),
+    Opt::flag("prefetch", &["prefetch"], &[]),
+    Opt::flag("prune", &["prune"], &['p']),
+    Opt::flag("prune-tags", &["prune-tags"], &['P']),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("dry-run", &["dry-run"], &[]),
+    Opt::flag("porcelain", &["porcelain"], &[]),
+    Opt::flag("write-fetch-head", &["write-fetch-head"], &[]),
+    Opt::flag("keep", &["keep"], &['k']),
+    Opt::flag("update-head-ok", &["update-head-ok"], &['u']),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::value("depth", &["depth"], &[]),
+    Opt::value("shallow-since", &["shallow-since"], &[]),
+    Opt::value("shallow-exclude", &["shallow-exclude"], &[]),
+    Opt::value("deepen", &["deepen"], &[]),
+    Opt::flag("unshallow", &["unshallow"], &[]),
+    Opt::flag("refetch", &["refetch"], &[]),
+    Opt::value("submodule-prefix", &["submodule-prefix"], &[]),
+    Opt::value("recurse-submodules-default", &["recurse-submodules-default"], &[]),
+    Opt::flag("update-shallow", &["update-shallow"], &[]),
+    Opt::value("refmap", &["refmap"], &[]),
+    Opt::value("server-option", &["server-option"], &['o']),
+    Opt::flag("ipv4", &["ipv4"], &['4']),
+    Opt::flag("ipv6", &["ipv6"], &['6']),
+    Opt::value("negotiation-tip", &["negotiation-tip"], &[]),
+    Opt::flag("negotiate-only", &["negotiate-only"], &[]),
+    Opt::value("filter", &["filter"], &[]),
+    Opt::flag("auto-maintenance", &["auto-maintenance"], &[]),
+    Opt::flag("auto-gc", &["auto-gc"], &[]),
+    Opt::flag("show-forced-updates", &["show-forced-updates"], &[]),
+    Opt::flag("write-commit-graph", &["write-commit-graph"], &[]),
+    Opt::flag("stdin", &["stdin"], &[]),
+];
+
+/// `git pull` (builtin/pull.c): its merge options and the fetch options it passes on.
+const PULL_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::opt_value("rebase", &["rebase"], &['r']),
+    Opt::flag("n", &[], &['n']),
+    Opt::flag("stat", &["stat"], &[]),
+    Opt::flag("summary", &["summary"], &[]),
+    Opt::opt_value("log", &["log"], &[]),
+    Opt::opt_value("signoff", &["signoff"], &[]),
+    Opt::flag("squash", &["squash"], &[]),
+    Opt::flag("commit", &["commit"], &[]),
+    Opt::flag("edit", &["edit"], &[]),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::flag("ff", &["ff"], &[]),
+    Opt::flag("ff-only", &["ff-only"], &[]),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::flag("verify-signatures", &["verify-signatures"], &[]),
+    Opt::flag("autostash", &["autostash"], &[]),
+    Opt::value("strategy", &["strategy"], &['s']),
+    Opt::value("strategy-option", &["strategy-option"], &['X']),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("allow-unrelated-histories", &["allow-unrelated-histories"], &[]),
+    Opt::flag("all", &["all"], &[]),
+    Opt::flag("append", &["append"], &['a']),
+    Opt::value("upload-pack", &["upload-pack"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("tags", &["tags"], &['t']),
+    Opt::flag("prune", &["prune"], &['p']),
+    Opt::opt_value("jobs", &["jobs"], &['j']),
+    Opt::flag("dry-run", &["dry-run"], &[]),
+    Opt::flag("keep", &["keep"], &['k']),
+    Opt::value("depth", &["depth"], &[]),
+    Opt::value("shallow-since", &["shallow-since"], &[]),
+    Opt::value("shallow-exclude", &["shallow-exclude"], &[]),
+    Opt::value("deepen", &["deepen"], &[]),
+    Opt::flag("unshallow", &["unshallow"], &[]),
+    Opt::flag("update-shallow", &["update-shallow"], &[]),
+    Opt::value("refmap", &["refmap"], &[]),
+    Opt::value("server-option", &["server-option"], &['o']),
+    Opt::flag("ipv4", &["ipv4"], &['4']),
+    Opt::flag("ipv6", &["ipv6"], &['6']),
+    Opt::value("negotiation-tip", &["negotiation-tip"], &[]),
+    Opt::flag("show-forced-updates", &["show-forced-updates"], &[]),
+    Opt::flag("set-upstream", &["set-upstream"], &[]),
+];
+
+/// `git clone` (builtin/clone.c).
+const CLONE_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("reject-shallow", &["reject-shallow"], &[]),
+    Opt::flag("no-checkout", &["no-checkout"], &['n']),
+    Opt::flag("checkout", &["checkout"], &[]),
+    Opt::flag("bare", &["bare"], &[]),
+    Opt::flag("naked", &["naked"], &[]),
+    Opt::flag("mirror", &["mirror"], &[]),
+    Opt::flag("local", &["local"], &['l']),
+    Opt::flag("no-hardlinks", &["no-hardlinks"], &[]),
+    Opt::flag("hardlinks", &["hardlinks"], &[]),
+    Opt::flag("shared", &["shared"], &['s']),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::opt_value("recursive", &["recursive"], &[]),
+    Opt::value("jobs", &["jobs"], &['j']),
+    Opt::value("template", &["template"], &[]),
+    Opt::value("reference", &["reference"], &[]),
+    Opt::value("reference-if-able", &["reference-if-able"], &[]),
+    Opt::flag("dissociate", &["dissociate"], &[]),
+    Opt::value("origin", &["origin"], &['o']),
+    Opt::value("branch", &["branch"], &['b']),
+    Opt::value("upload-pack", &["upload-pack"], &['u']),
+    Opt::value("depth", &["depth"], &[]),
+    Opt::value("shallow-since", &["shallow-since"], &[]),
+    Opt::value("shallow-exclude", &["shallow-exclude"], &[]),
+    Opt::flag("single-branch", &["single-branch"], &[]),
+    Opt::flag("no-tags", &["no-tags"], &[]),
+    Opt::flag("tags", &["tags"], &[]),
+    Opt::flag("shallow-submodules", &["shallow-submodules"], &[]),
+    Opt::value("separate-git-dir", &["separate-git-dir"], &[]),
+    Opt::value("ref-format", &["ref-format"], &[]),
+    Opt::value("config", &["config"], &['c']),
+    Opt::value("server-option", &["server-option"], &[]),
+    Opt::flag("ipv4", &["ipv4"], &['4']),
+    Opt::flag("ipv6", &["ipv6"], &['6']),
+    Opt::value("filter", &["filter"], &[]),
+    Opt::flag("also-filter-submodules", &["also-filter-submodules"], &[]),
+    Opt::flag("remote-submodules", &["remote-submodules"], &[]),
+    Opt::flag("sparse", &["sparse"], &[]),
+    Opt::value("bundle-uri", &["bundle-uri"], &[]),
+];
+
+/// `git ls-remote` (builtin/ls-remote.c).
+const LS_REMOTE_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::value("upload-pack", &["upload-pack"], &[]),
+    Opt::value("exec", &["exec"], &[]),
+    Opt::flag("tags", &["tags"], &['t']),
+    Opt::flag("branches", &["branches"], &['b']),
+    Opt::flag("heads", &["heads"], &['h']),
+    Opt::flag("refs", &["refs"], &[]),
+    Opt::flag("get-url", &["get-url"], &[]),
+    Opt::value("sort", &["sort"], &[]),
+    Opt::flag("exit-code", &["exit-code"], &[]),
+    Opt::flag("symref", &["symref"], &[]),
+    Opt::value("server-option", &["server-option"], &['o']),
+];
+
+/// `git grep` (builtin/grep.c); `-<num>` is handled before the scan.
+const GREP_OPTS: &[Opt] = &[
+    Opt::flag("cached", &["cached"], &[]),
+    Opt::flag("no-index", &["no-index"], &[]),
+    Opt::flag("index", &["index"], &[]),
+    Opt::flag("untracked", &["untracked"], &[]),
+    Opt::flag("exclude-standard", &["exclude-standard"], &[]),
+    Opt::flag("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("invert-match", &["invert-match"], &['v']),
+    Opt::flag("ignore-case", &["ignore-case"], &['i']),
+    Opt::flag("word-regexp", &["word-regexp"], &['w']),
+    Opt::flag("text", &["text"], &['a']),
+    Opt::flag("I", &[], &['I']),
+    Opt::flag("textconv", &["textconv"], &[]),
+    Opt::flag("recursive", &["recursive"], &['r']),
+    Opt::value("max-depth", &["max-depth"], &[]),
+    Opt::flag("extended-regexp", &["extended-regexp"], &['E']),
+    Opt::flag("basic-regexp", &["basic-regexp"], &['G']),
+    Opt::flag("fixed-strings", &["fixed-strings"], &['F']),
+    Opt::flag("perl-regexp", &["perl-regexp"], &['P']),
+    Opt::flag("line-number", &["line-number"], &['n']),
+    Opt::flag("column", &["column"], &[]),
+    Opt::flag("h", &[], &['h']),
+    Opt::flag("H", &[], &['H']),
+    Opt::flag("full-name", &["full-name"], &[]),
+    Opt::flag("files-with-matches", &["files-with-matches"], &['l']),
+    Opt::flag("name-only", &["name-only"], &[]),
+    Opt::flag("files-without-match", &["files-without-match"], &['L']),
+    Opt::flag("null", &["null"], &['z']),
+    Opt::flag("only-matching", &["only-matching"], &['o']),
+    Opt::flag("count", &["count"], &['c']),
+    Opt::opt_value("color", &["color"], &[]),
+    Opt::flag("break", &["break"], &[]),
+    Opt::flag("heading", &["heading"], &[]),
+    Opt::value("context", &["context"], &['C']),
+    Opt::value("before-context", &["before-context"], &['B']),
+    Opt::value("after-context", &["after-context"], &['A']),
+    Opt::value("threads", &["threads"], &[]),
+    Opt::flag("None", &[], &[]),
+    Opt::flag("show-function", &["show-function"], &['p']),
+    Opt::flag("function-context", &["function-context"], &['W']),
+    Opt::value("f", &[], &['f']),
+    Opt::value("e", &[], &['e']),
+    Opt::flag("and", &["and"], &[]),
+    Opt::flag("or", &["or"], &[]),
+    Opt::flag("not", &["not"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("all-match", &["all-match"], &[]),
+    Opt::opt_value("open-files-in-pager", &["open-files-in-pager"], &['O']),
+    Opt::flag("ext-grep", &["ext-grep"], &[]),
+    Opt::value("max-count", &["max-count"], &['m']),
+];
+
+/// `git branch` (builtin/branch.c).
+const BRANCH_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::opt_value("track", &["track"], &['t']),
+    Opt::flag("set-upstream", &["set-upstream"], &[]),
+    Opt::value("set-upstream-to", &["set-upstream-to"], &['u']),
+    Opt::flag("unset-upstream", &["unset-upstream"], &[]),
+    Opt::opt_value("color", &["color"], &[]),
+    Opt::flag("remotes", &["remotes"], &['r']),
+    Opt::value("contains", &["contains"], &[]),
+    Opt::value("no-contains", &["no-contains"], &[]),
+    Opt::value("with", &["with"], &[]),
+    Opt::value("without", &["without"], &[]),
+    Opt::opt_value("abbrev", &["abbrev"], &[]),
+    Opt::flag("all", &["all"], &['a']),
+    Opt::flag("delete", &["delete"], &['d']),
+    Opt::flag("D", &[], &['D']),
+    Opt::flag("move", &["move"], &['m']),
+    Opt::flag("M", &[], &['M']),
+    Opt::flag("omit-empty", &["omit-empty"], &[]),
+    Opt::flag("copy", &["copy"], &['c']),
+    Opt::flag("C", &[], &['C']),
+    Opt::flag("list", &["list"], &['l']),
+    Opt::flag("show-current", &["show-current"], &[]),
+    Opt::flag("create-reflog", &["create-reflog"], &[]),
+    Opt::flag("edit-description", &["edit-description"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::value("merged", &["merged"], &[]),
+    Opt::value("no-merged", &["no-merged"], &[]),
+    Opt::opt_value("column", &["column"], &[]),
+    Opt::value("sort", &["sort"], &[]),
+    Opt::value("points-at", &["points-at"], &[]),
+    Opt::flag("ignore-case", &["ignore-case"], &['i']),
+    Opt::flag("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::value("format", &["format"], &[]),
+];
+
+/// `git tag` (builtin/tag.c).
+const TAG_OPTS: &[Opt] = &[
+    Opt::flag("list", &["list"], &['l']),
+    Opt::opt_value("n", &[], &['n']),
+    Opt::flag("delete", &["delete"], &['d']),
+    Opt::flag("verify", &["verify"], &['v']),
+    Opt::flag("annotate", &["annotate"], &['a']),
+    Opt::value("message", &["message"], &['m']),
+    Opt::value("file", &["file"], &['F']),
+    Opt::value("trailer", &["trailer"], &[]),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::flag("sign", &["sign"], &['s']),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::value("local-user", &["local-user"], &['u']),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("create-reflog", &["create-reflog"], &[]),
+    Opt::opt_value("column", &["column"], &[]),
+    Opt::value("contains", &["contains"], &[]),
+    Opt::value("no-contains", &["no-contains"], &[]),
+    Opt::value("with", &["with"], &[]),
+    Opt::value("without", &["without"], &[]),
+    Opt::value("merged", &["merged"], &[]),
+    Opt::value("no-merged", &["no-merged"], &[]),
+    Opt::flag("omit-empty", &["omit-empty"], &[]),
+    Opt::value("sort", &["sort"], &[]),
+    Opt::value("points-at", &["points-at"], &[]),
+    Opt::value("format", &["format"], &[]),
+    Opt::opt_value("color", &["color"], &[]),
+    Opt::flag("ignore-case", &["ignore-case"], &['i']),
+];
+
+/// `git config` in its legacy form, without a subcommand word (builtin/config.c).
+const CONFIG_OPTS: &[Opt] = &[
+    Opt::flag("global", &["global"], &[]),
+    Opt::flag("system", &["system"], &[]),
+    Opt::flag("local", &["local"], &[]),
+    Opt::flag("worktree", &["worktree"], &[]),
+    Opt::value("file", &["file"], &['f']),
+    Opt::value("blob", &["blob"], &[]),
+    Opt::flag("get", &["get"], &[]),
+    Opt::flag("get-all", &["get-all"], &[]),
+    Opt::flag("get-regexp", &["get-regexp"], &[]),
+    Opt::flag("get-urlmatch", &["get-urlmatch"], &[]),
+    Opt::flag("replace-all", &["replace-all"], &[]),
+    Opt::flag("add", &["add"], &[]),
+    Opt::flag("unset", &["unset"], &[]),
+    Opt::flag("unset-all", &["unset-all"], &[]),
+    Opt::flag("rename-section", &["rename-section"], &[]),
+    Opt::flag("remove-section", &["remove-section"], &[]),
+    Opt::flag("list", &["list"], &['l']),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::flag("get-color", &["get-color"], &[]),
+    Opt::flag("get-colorbool", &["get-colorbool"], &[]),
+    Opt::flag("null", &["null"], &['z']),
+    Opt::flag("name-only", &["name-only"], &[]),
+    Opt::flag("show-origin", &["show-origin"], &[]),
+    Opt::flag("show-scope", &["show-scope"], &[]),
+    Opt::flag("show-names", &["show-names"], &[]),
+    Opt::value("type", &["type"], &['t']),
+    Opt::flag("bool", &["bool"], &[]),
+    Opt::flag("int", &["int"], &[]),
+    Opt::flag("bool-or-int", &["bool-or-int"], &[]),
+    Opt::flag("bool-or-str", &["bool-or-str"], &[]),
+    Opt::flag("path", &["path"], &[]),
+    Opt::flag("expiry-date", &["expiry-date"], &[]),
+    Opt::value("default", &["default"], &[]),
+    Opt::value("comment", &["comment"], &[]),
+    Opt::flag("fixed-value", &["fixed-value"], &[]),
+    Opt::flag("includes", &["includes"], &[]),
+];
+
+/// `git checkout` (builtin/checkout.c).
+const CHECKOUT_OPTS: &[Opt] = &[
+    Opt::value("b", &[], &['b']),
+    Opt::value("B", &[], &['B']),
+    Opt::flag("l", &[], &['l']),
+    Opt::flag("guess", &["guess"], &[]),
+    Opt::flag("overlay", &["overlay"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("merge", &["merge"], &['m']),
+    Opt::value("conflict", &["conflict"], &[]),
+    Opt::flag("detach", &["detach"], &['d']),
+    Opt::opt_value("track", &["track"], &['t']),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::value("orphan", &["orphan"], &[]),
+    Opt::flag("overwrite-ignore", &["overwrite-ignore"], &[]),
+    Opt::flag("ignore-other-worktrees", &["ignore-other-worktrees"], &[]),
+    Opt::flag("ours", &["ours"], &['2']),
+    Opt::flag("theirs", &["theirs"], &['3']),
+    Opt::flag("patch", &["patch"], &['p']),
+    Opt::flag("ignore-skip-worktree-bits", &["ignore-skip-worktree-bits"], &[]),
+    Opt::value("pathspec-from-file", &["pathspec-from-file"], &[]),
+    Opt::flag("pathspec-file-nul", &["pathspec-file-nul"], &[]),
+];
+
+/// `git switch` (builtin/checkout.c).
+const SWITCH_OPTS: &[Opt] = &[
+    Opt::value("create", &["create"], &['c']),
+    Opt::value("force-create", &["force-create"], &['C']),
+    Opt::flag("guess", &["guess"], &[]),
+    Opt::flag("discard-changes", &["discard-changes"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("merge", &["merge"], &['m']),
+    Opt::value("conflict", &["conflict"], &[]),
+    Opt::flag("detach", &["detach"], &['d']),
+    Opt::opt_value("track", &["track"], &['t']),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::value("orphan", &["orphan"], &[]),
+    Opt::flag("overwrite-ignore", &["overwrite-ignore"], &[]),
+    Opt::flag("ignore-other-worktrees", &["ignore-other-worktrees"], &[]),
+];
+
+/// `git reset` (builtin/reset.c).
+const RESET_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("no-refresh", &["no-refresh"], &[]),
+    Opt::flag("refresh", &["refresh"], &[]),
+    Opt::flag("mixed", &["mixed"], &[]),
+    Opt::flag("soft", &["soft"], &[]),
+    Opt::flag("hard", &["hard"], &[]),
+    Opt::flag("merge", &["merge"], &[]),
+    Opt::flag("keep", &["keep"], &[]),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("patch", &["patch"], &['p']),
+    Opt::flag("intent-to-add", &["intent-to-add"], &['N']),
+    Opt::value("pathspec-from-file", &["pathspec-from-file"], &[]),
+    Opt::flag("pathspec-file-nul", &["pathspec-file-nul"], &[]),
+];
+
+/// `git rm` (builtin/rm.c).
+const RM_OPTS: &[Opt] = &[
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("cached", &["cached"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("r", &[], &['r']),
+    Opt::flag("ignore-unmatch", &["ignore-unmatch"], &[]),
+    Opt::flag("sparse", &["sparse"], &[]),
+    Opt::value("pathspec-from-file", &["pathspec-from-file"], &[]),
+    Opt::flag("pathspec-file-nul", &["pathspec-file-nul"], &[]),
+];
+
+/// `git mv` (builtin/mv.c).
+const MV_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("k", &[], &['k']),
+    Opt::flag("sparse", &["sparse"], &[]),
+];
+
+/// `git merge` (builtin/merge.c).
+const MERGE_OPTS: &[Opt] = &[
+    Opt::flag("n", &[], &['n']),
+    Opt::flag("stat", &["stat"], &[]),
+    Opt::flag("summary", &["summary"], &[]),
+    Opt::opt_value("log", &["log"], &[]),
+    Opt::flag("squash", &["squash"], &[]),
+    Opt::flag("commit", &["commit"], &[]),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::flag("ff", &["ff"], &[]),
+    Opt::flag("ff-only", &["ff-only"], &[]),
+    Opt::flag("rerere-autoupdate", &["rerere-autoupdate"], &[]),
+    Opt::flag("verify-signatures", &["verify-signatures"], &[]),
+    Opt::value("strategy", &["strategy"], &['s']),
+    Opt::value("strategy-option", &["strategy-option"], &['X']),
+    Opt::value("message", &["message"], &['m']),
+    Opt::value("file", &["file"], &['F']),
+    Opt::value("into-name", &["into-name"], &[]),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("abort", &["abort"], &[]),
+    Opt::flag("quit", &["quit"], &[]),
+    Opt::flag("continue", &["continue"], &[]),
+    Opt::flag("allow-unrelated-histories", &["allow-unrelated-histories"], &[]),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("autostash", &["autostash"], &[]),
+    Opt::flag("overwrite-ignore", &["overwrite-ignore"], &[]),
+    Opt::flag("signoff", &["signoff"], &[]),
+    Opt::flag("no-verify", &["no-verify"], &[]),
+    Opt::flag("verify", &["verify"], &[]),
+];
+
+/// `git rebase` (builtin/rebase.c).
+const REBASE_OPTS: &[Opt] = &[
+    Opt::value("onto", &["onto"], &[]),
+    Opt::flag("keep-base", &["keep-base"], &[]),
+    Opt::flag("no-verify", &["no-verify"], &[]),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("no-stat", &["no-stat"], &['n']),
+    Opt::flag("stat", &["stat"], &[]),
+    Opt::flag("signoff", &["signoff"], &[]),
+    Opt::flag("committer-date-is-author-date", &["committer-date-is-author-date"], &[]),
+    Opt::flag("reset-author-date", &["reset-author-date"], &[]),
+    Opt::flag("ignore-date", &["ignore-date"], &[]),
+    Opt::value("C", &[], &['C']),
+    Opt::flag("ignore-whitespace", &["ignore-whitespace"], &[]),
+    Opt::value("whitespace", &["whitespace"], &[]),
+    Opt::flag("force-rebase", &["force-rebase"], &['f']),
+    Opt::flag("no-ff", &["no-ff"], &[]),
+    Opt::flag("ff", &["ff"], &[]),
+    Opt::flag("continue", &["continue"], &[]),
+    Opt::flag("skip", &["skip"], &[]),
+    Opt::flag("abort", &["abort"], &[]),
+    Opt::flag("quit", &["quit"], &[]),
+    Opt::flag("edit-todo", &["edit-todo"], &[]),
+    Opt::flag("show-current-patch", &["show-current-patch"], &[]),
+    Opt::flag("apply", &["apply"], &[]),
+    Opt::flag("merge", &["merge"], &['m']),
+    Opt::flag("interactive", &["interactive"], &['i']),
+    Opt::flag("preserve-merges", &["preserve-merges"], &['p']),
+    Opt::flag("rerere-autoupdate", &["rerere-autoupdate"], &[]),
+    Opt::value("empty", &["empty"], &[]),
+    Opt::flag("keep-empty", &["keep-empty"], &['k']),
+    Opt::flag("autosquash", &["autosquash"], &[]),
+    Opt::flag("update-refs", &["update-refs"], &[]),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("autostash", &["autostash"], &[]),
+    Opt::value("exec", &["exec"], &['x']),
+    Opt::flag("allow-empty-message", &["allow-empty-message"], &[]),
+    Opt::opt_value("rebase-merges", &["rebase-merges"], &['r']),
+    Opt::flag("fork-point", &["fork-point"], &[]),
+    Opt::value("strategy", &["strategy"], &['s']),
+    Opt::value("strategy-option", &["strategy-option"], &['X']),
+    Opt::flag("root", &["root"], &[]),
+    Opt::flag("reschedule-failed-exec", &["reschedule-failed-exec"], &[]),
+    Opt::flag("reapply-cherry-picks", &["reapply-cherry-picks"], &[]),
+];
+
+/// `git cherry-pick` (builtin/revert.c).
+const CHERRY_PICK_OPTS: &[Opt] = &[
+    Opt::flag("quit", &["quit"], &[]),
+    Opt::flag("continue", &["continue"], &[]),
+    Opt::flag("abort", &["abort"], &[]),
+    Opt::flag("skip", &["skip"], &[]),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::flag("no-commit", &["no-commit"], &['n']),
+    Opt::flag("commit", &["commit"], &[]),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::flag("r", &[], &['r']),
+    Opt::flag("signoff", &["signoff"], &['s']),
+    Opt::value("mainline", &["mainline"], &['m']),
+    Opt::flag("rerere-autoupdate", &["rerere-autoupdate"], &[]),
+    Opt::value("strategy", &["strategy"], &[]),
+    Opt::value("strategy-option", &["strategy-option"], &['X']),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("x", &[], &['x']),
+    Opt::flag("ff", &["ff"], &[]),
+    Opt::flag("allow-empty", &["allow-empty"], &[]),
+    Opt::flag("allow-empty-message", &["allow-empty-message"], &[]),
+    Opt::flag("keep-redundant-commits", &["keep-redundant-commits"], &[]),
+    Opt::value("empty", &["empty"], &[]),
+];
+
+/// `git revert` (builtin/revert.c).
+const REVERT_OPTS: &[Opt] = &[
+    Opt::flag("quit", &["quit"], &[]),
+    Opt::flag("continue", &["continue"], &[]),
+    Opt::flag("abort", &["abort"], &[]),
+    Opt::flag("skip", &["skip"], &[]),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::flag("no-commit", &["no-commit"], &['n']),
+    Opt::flag("commit", &["commit"], &[]),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::flag("r", &[], &['r']),
+    Opt::flag("signoff", &["signoff"], &['s']),
+    Opt::value("mainline", &["mainline"], &['m']),
+    Opt::flag("rerere-autoupdate", &["rerere-autoupdate"], &[]),
+    Opt::value("strategy", &["strategy"], &[]),
+    Opt::value("strategy-option", &["strategy-option"], &['X']),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("reference", &["reference"], &[]),
+];
+
+/// `git init` (builtin/init-db.c).
+const INIT_OPTS: &[Opt] = &[
+    Opt::value("template", &["template"], &[]),
+    Opt::flag("bare", &["bare"], &[]),
+    Opt::opt_value("shared", &["shared"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::value("separate-git-dir", &["separate-git-dir"], &[]),
+    Opt::value("initial-branch", &["initial-branch"], &['b']),
+    Opt::value("object-format", &["object-format"], &[]),
+    Opt::value("ref-format", &["ref-format"], &[]),
+];
+
+/// `git apply` (apply.c).
+const APPLY_OPTS: &[Opt] = &[
+    Opt::value("exclude", &["exclude"], &[]),
+    Opt::value("include", &["include"], &[]),
+    Opt::value("p", &[], &['p']),
+    Opt::flag("no-add", &["no-add"], &[]),
+    Opt::flag("add", &["add"], &[]),
+    Opt::flag("stat", &["stat"], &[]),
+    Opt::flag("allow-binary-replacement", &["allow-binary-replacement"], &[]),
+    Opt::flag("binary", &["binary"], &[]),
+    Opt::flag("numstat", &["numstat"], &[]),
+    Opt::flag("summary", &["summary"], &[]),
+    Opt::flag("check", &["check"], &[]),
+    Opt::flag("index", &["index"], &[]),
+    Opt::flag("intent-to-add", &["intent-to-add"], &['N']),
+    Opt::flag("cached", &["cached"], &[]),
+    Opt::flag("unsafe-paths", &["unsafe-paths"], &[]),
+    Opt::flag("apply", &["apply"], &[]),
+    Opt::flag("3way", &["3way"], &['3']),
+    Opt::flag("ours", &["ours"], &[]),
+    Opt::flag("theirs", &["theirs"], &[]),
+    Opt::flag("union", &["union"], &[]),
+    Opt::value("build-fake-ancestor", &["build-fake-ancestor"], &[]),
+    Opt::flag("z", &[], &['z']),
+    Opt::value("C", &[], &['C']),
+    Opt::value("whitespace", &["whitespace"], &[]),
+    Opt::flag("ignore-space-change", &["ignore-space-change"], &[]),
+    Opt::flag("ignore-whitespace", &["ignore-whitespace"], &[]),
+    Opt::flag("reverse", &["reverse"], &['R']),
+    Opt::flag("unidiff-zero", &["unidiff-zero"], &[]),
+    Opt::flag("reject", &["reject"], &[]),
+    Opt::flag("allow-overlap", &["allow-overlap"], &[]),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("inaccurate-eof", &["inaccurate-eof"], &[]),
+    Opt::flag("recount", &["recount"], &[]),
+    Opt::value("directory", &["directory"], &[]),
+    Opt::flag("allow-empty", &["allow-empty"], &[]),
+];
+
+/// `git symbolic-ref` (builtin/symbolic-ref.c).
+const SYMBOLIC_REF_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("delete", &["delete"], &['d']),
+    Opt::flag("short", &["short"], &[]),
+    Opt::flag("recurse", &["recurse"], &[]),
+    Opt::value("m", &[], &['m']),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::argv;
+    use pretty_assertions::assert_eq;
+
+    fn p(words: &[&str]) -> Invocation {
+        parse(&argv(words))
+    }
+
+    /// The verbs and marks of every action, for whole-value comparisons.
+    fn acts(words: &[&str]) -> Vec<(String, Vec<String>)> {
+        let inv = p(words);
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.actions
+            .iter()
+            .map(|a| (a.verb.clone(), a.marks.iter().cloned().collect()))
+            .collect()
+    }
+
+    fn one(verb: &str, marks: &[&str]) -> Vec<(String, Vec<String>)> {
+        vec![(verb.to_string(), marks.iter().map(|m| m.to_string()).collect())]
+    }
+
+    fn marks(words: &[&str]) -> Vec<String> {
+        acts(words).remove(0).1
+    }
+
+    fn problem(words: &[&str]) -> Option<String> {
+        p(words).problem
+    }
+
+    #[test]
+    fn a_push_of_a_named_feature_branch_has_no_marks() {
+        assert_eq!(acts(&["push", "origin", "feat"]), one("push", &[]));
+        assert_eq!(acts(&["push", "-u", "origin", "HEAD:refs/heads/feat"]), one("push", &[]));
+    }
+
+    #[test]
+    fn every_force_form_marks_force() {
+        for words in [
+            &["push", "-f", "origin", "feat"][..],
+            &["push", "--force", "origin", "feat"],
+            &["push", "--force-with-lease", "origin", "feat"],
+            &["push", "--force-with-lease=feat:abc", "origin", "feat"],
+            &["push", "--force-w", "origin", "feat"],
+            &["push", "--force-with-lease=0", "origin", "0"],
+            &["push", "origin", "+feat"],
+            &["push", "origin", "+HEAD:refs/heads/feat"],
+            &["push", "-uf", "origin", "feat"],
+            &["push", "-fu", "origin", "feat"],
+            &["push", "origin", "feat", "--force"],
+            &["push", "--no-force", "--force", "origin", "feat"],
+            &["push", "--force", "--no-force", "origin", "+feat"],
+        ] {
+            assert!(marks(words).contains(&"force".to_string()), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn no_force_after_force_cancels_it_like_parse_options() {
+        assert_eq!(marks(&["push", "--force", "--no-force", "origin", "feat"]), Vec::<String>::new());
+        assert_eq!(
+            marks(&["push", "--force-with-lease", "--no-force-with-lease", "origin", "feat"]),
+            Vec::<String>::new()
+        );
+        assert_eq!(marks(&["push", "--force-if-includes", "origin", "feat"]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_ambiguous_abbreviation_is_a_problem_that_names_the_token() {
+        assert_eq!(
+            problem(&["push", "--forc", "origin", "feat"]),
+            Some("option --forc is ambiguous".into())
+        );
+        assert_eq!(
+            problem(&["push", "--rec=x", "origin", "feat"]),
+            Some("option --rec is ambiguous".into())
+        );
+    }
+
+    #[test]
+    fn push_to_the_default_branch_is_marked_in_every_spelling() {
+        for spec in [
+            "main",
+            "master",
+            "HEAD:main",
+            "HEAD:refs/heads/main",
+            "feat:heads/master",
+            "feat:MAIN",
+            "feat:HEAD",
+            "trunk",
+            "feat:develop",
+            "feat:production",
+            "feat:refs/Heads/Main",
+            "feat:@",
+        ] {
+            assert!(marks(&["push", "origin", spec]).contains(&"default-branch".to_string()), "{spec}");
+        }
+    }
+
+    #[test]
+    fn deleting_a_remote_branch_is_marked_delete() {
+        assert_eq!(marks(&["push", "origin", ":feat"]), vec!["delete"]);
+        assert_eq!(marks(&["push", "--delete", "origin", "feat"]), vec!["delete"]);
+        assert_eq!(marks(&["push", "origin", "feat", "-d"]), vec!["delete"]);
+        assert_eq!(marks(&["push", "-d", "origin", "main"]), vec!["default-branch", "delete"]);
+        assert_eq!(marks(&["push", "origin", ":refs/heads/master"]), vec!["default-branch", "delete"]);
+    }
+
+    #[test]
+    fn a_push_that_does_not_name_its_destination_is_marked() {
+        for words in [
+            &["push"][..],
+            &["push", "origin"],
+            &["push", "origin", "HEAD"],
+            &["push", "origin", "@"],
+            &["push", "origin", "HEAD:"],
+            &["push", "--repo=origin"],
+            &["push", "--follow-tags", "origin"],
+        ] {
+            assert!(marks(words).contains(&"unnamed-destination".to_string()), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn pushes_of_many_refs_are_marked() {
+        assert_eq!(marks(&["push", "--mirror", "origin"]), vec!["mirror"]);
+        assert_eq!(marks(&["push", "--mirr", "origin"]), vec!["mirror"]);
+        assert_eq!(marks(&["push", "--all", "origin"]), vec!["all-branches"]);
+        assert_eq!(marks(&["push", "--all", "--prune", "origin"]), vec!["all-branches", "prune"]);
+        assert_eq!(marks(&["push", "--prune", "origin", "feat"]), vec!["prune"]);
+        assert_eq!(marks(&["push", "origin", ":"]), vec!["all-branches"]);
+        assert_eq!(marks(&["push", "origin", "refs/heads/*:refs/heads/*"]), vec!["all-branches"]);
+        assert_eq!(marks(&["push", "--tags", "origin"]), vec!["tags"]);
+        assert_eq!(marks(&["push", "origin", "v1:refs/tags/v1"]), vec!["tags"]);
+        assert_eq!(marks(&["push", "origin", "HEAD:refs/meta/config"]), vec!["non-branch-ref"]);
+        assert_eq!(
+            marks(&["push", "--recurse-submodules=on-demand", "origin", "feat"]),
+            vec!["submodule-push"]
+        );
+        assert_eq!(
+            marks(&["push", "--recurse-submodules=check", "origin", "feat"]),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn programs_named_by_options_are_exec_options_even_when_spelled_false() {
+        for words in [
+            &["push", "--receive-pack=x", "origin", "feat"][..],
+            &["push", "--exec", "x", "origin", "feat"],
+            &["push", "--ex=x", "origin", "feat"],
+            &["fetch", "--upload-pack=false", "origin"],
+            &["fetch", "--upl", "x", "origin"],
+            &["ls-remote", "--upload-pack=sh -c id", "."],
+            &["ls-remote", "--exe=x", "origin"],
+            &["clone", "-u", "x", "https://h/r"],
+            &["clone", "-qux", "https://h/r"],
+            &["pull", "--upload-pack", "x", "origin", "feat"],
+            &["pull", "-s", "evil", "origin", "feat"],
+            &["merge", "--strategy=evil", "feat"],
+            &["rebase", "-x", "make", "main"],
+            &["rebase", "--exec=make", "main"],
+            &["cherry-pick", "--strategy", "evil", "abc"],
+            &["grep", "-Ovim", "x"],
+            &["grep", "--open-files", "x"],
+        ] {
+            assert!(marks(words).contains(&"exec-option".to_string()), "{words:?}");
+        }
+        assert_eq!(
+            marks(&["push", "--receive-pack=x", "--no-receive-pack", "origin", "feat"]),
+            Vec::<String>::new()
+        );
+        assert_eq!(marks(&["merge", "-s", "ort", "-X", "theirs", "feat"]), Vec::<String>::new());
+        assert_eq!(marks(&["rebase", "--exec=x", "--no-exec", "main"]), Vec::<String>::new());
+        assert_eq!(acts(&["grep", "-3", "-n", "x", "--", "-5"]), one("grep", &[]));
+    }
+
+    #[test]
+    fn remote_helper_urls_are_marked_wherever_a_transport_takes_a_url() {
+        for words in [
+            &["fetch", "ext::sh -c id"][..],
+            &["ls-remote", "fd::3"],
+            &["clone", "--", "ext::sh -c id", "dir"],
+            &["pull", "ext::x", "main"],
+            &["push", "ext::x", "feat"],
+            &["push", "--repo=ext::x"],
+            &["remote", "show", "ext::x"],
+        ] {
+            assert!(marks(words).contains(&"remote-helper".to_string()), "{words:?}");
+        }
+        assert!(!marks(&["fetch", "ssh://[::1]/repo"]).contains(&"remote-helper".to_string()));
+    }
+
+    #[test]
+    fn a_push_to_a_local_path_is_marked() {
+        assert_eq!(marks(&["push", "/tmp/evil.git", "feat"]), vec!["local-remote"]);
+        assert_eq!(marks(&["push", "../evil", "feat"]), vec!["local-remote"]);
+        assert_eq!(marks(&["push", "file:///tmp/x", "feat"]), vec!["local-remote"]);
+    }
+
+    #[test]
+    fn fetch_into_remote_tracking_refs_is_an_observation() {
+        assert_eq!(acts(&["fetch"]), one("fetch", &[]));
+        assert_eq!(acts(&["fetch", "--prune", "origin", "main"]), one("fetch", &[]));
+        assert_eq!(acts(&["fetch", "origin", "+main:refs/remotes/origin/main"]), one("fetch", &[]));
+        assert_eq!(acts(&["fetch", "origin", "main:main"]), one("fetch", &["local-refs"]));
+        assert_eq!(acts(&["fetch", "-P", "origin"]), one("fetch", &["local-refs"]));
+        assert_eq!(acts(&["fetch", "--multiple", "origin", "upstream"]), one("fetch", &[]));
+    }
+
+    #[test]
+    fn global_config_overrides_are_their_own_refused_action() {
+        assert_eq!(
+            acts(&["-c", "alias.x=!sh", "x"]),
+            vec![(("x".into()), vec![]), ("-c".into(), vec![])]
+        );
+        assert_eq!(
+            acts(&["--config-env=alias.z=VAR", "status"]),
+            vec![("status".into(), vec![]), ("--config-env".into(), vec![])]
+        );
+        assert_eq!(
+            acts(&["--config-env", "alias.z=VAR", "status"]),
+            vec![("status".into(), vec![]), ("--config-env".into(), vec![])]
+        );
+        assert_eq!(
+            acts(&["--exec-path=/tmp/evil", "status"]),
+            vec![("status".into(), vec![]), ("--exec-path".into(), vec![])]
+        );
+    }
+
+    #[test]
+    fn exec_path_without_a_value_only_prints() {
+        assert_eq!(acts(&["--exec-path"]), one("help", &[]));
+        assert_eq!(acts(&["--exec-path", "push", "--force"]), one("help", &[]));
+        assert_eq!(acts(&["--list-cmds=main"]), one("help", &[]));
+    }
+
+    #[test]
+    fn retargeting_global_options_are_their_own_refused_action() {
+        for (words, opt) in [
+            (&["--git-dir", "/x/.git", "status"][..], "--git-dir"),
+            (&["--git-dir=/x/.git", "status"], "--git-dir"),
+            (&["--work-tree=/", "status"], "--work-tree"),
+            (&["--namespace", "n", "status"], "--namespace"),
+            (&["--shallow-file", "f", "status"], "--shallow-file"),
+        ] {
+            assert_eq!(acts(words), vec![("status".into(), vec![]), (opt.into(), vec![])], "{words:?}");
+        }
+        assert_eq!(acts(&["-C", "/repo", "-P", "status"]), one("status", &[]));
+    }
+
+    #[test]
+    fn global_options_are_exact_and_take_separate_values() {
+        assert_eq!(problem(&["-Cdir", "status"]), Some("unknown global option -Cdir".into()));
+        assert_eq!(
+            problem(&["-calias.x=y", "status"]),
+            Some("unknown global option -calias.x=y".into())
+        );
+        assert_eq!(problem(&["--git-d=x", "status"]), Some("unknown global option --git-d=x".into()));
+        assert_eq!(problem(&["-c"]), Some("global option -c needs a value".into()));
+    }
+
+    #[test]
+    fn gh_credential_helper_push_gives_a_claim_and_no_override() {
+        let inv = p(&[
+            "-c",
+            "credential.helper=",
+            "-c",
+            "credential.helper=!\"/usr/bin/gh\" auth git-credential",
+            "push",
+            "--set-upstream",
+            "origin",
+            "HEAD:refs/heads/feat",
+        ]);
+        assert_eq!(inv.problem, None);
+        assert_eq!(inv.actions, vec![Action::new("push")]);
+        assert_eq!(
+            inv.claims,
+            vec![Claim::GhCredentialHelper {
+                path: "/usr/bin/gh".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn anything_but_the_exact_gh_shape_is_a_config_override() {
+        let helper = "credential.helper=!\"/usr/bin/gh\" auth git-credential";
+        for words in [
+            &[
+                "-c",
+                "credential.helper=",
+                "-c",
+                helper,
+                "push",
+                "--set-upstream",
+                "origin",
+                "HEAD:refs/heads/feat",
+                "-f",
+            ][..],
+            &["-c", "credential.helper=", "-c", helper, "push", "origin", "HEAD:refs/heads/feat"],
+            &["-c", "credential.helper=", "-c", helper, "fetch", "origin"],
+            &["-c", helper, "push", "--set-upstream", "origin", "HEAD:refs/heads/feat"],
+            &[
+                "-c",
+                "credential.helper=",
+                "-c",
+                "credential.helper=!\"$(id)\" auth git-credential",
+                "push",
+                "--set-upstream",
+                "origin",
+                "HEAD:refs/heads/feat",
+            ],
+            &[
+                "-c",
+                "credential.helper=",
+                "-c",
+                "credential.helper=!/usr/bin/gh auth git-credential",
+                "push",
+                "--set-upstream",
+                "origin",
+                "HEAD:refs/heads/feat",
+            ],
+        ] {
+            let inv = p(words);
+            assert_eq!(inv.claims, vec![], "{words:?}");
+            assert!(inv.actions.iter().any(|a| a.verb == "-c"), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn gh_shape_to_the_default_branch_is_still_a_default_branch_push() {
+        let inv = p(&[
+            "-c",
+            "credential.helper=",
+            "-c",
+            "credential.helper=!\"/usr/bin/gh\" auth git-credential",
+            "push",
+            "--set-upstream",
+            "origin",
+            "HEAD:refs/heads/main",
+        ]);
+        assert_eq!(inv.actions, vec![Action::new("push").mark("default-branch")]);
+    }
+
+    #[test]
+    fn help_and_version_forms_run_nothing() {
+        for words in [
+            &[][..],
+            &["--help"],
+            &["-h"],
+            &["help", "push"],
+            &["push", "--help"],
+            &["push", "-h"],
+            &["-C", "x"],
+        ] {
+            assert_eq!(acts(words), one("help", &[]), "{words:?}");
+        }
+        assert_eq!(acts(&["--version"]), one("version", &[]));
+        assert_eq!(acts(&["-v"]), one("version", &[]));
+        assert_eq!(acts(&["version", "--build-options"]), one("version", &[]));
+    }
+
+    #[test]
+    fn unknown_commands_keep_the_name_as_typed() {
+        assert_eq!(acts(&["frobnicate", "--force"]), one("frobnicate", &[]));
+        assert_eq!(acts(&["myalias", "--help"]), one("myalias", &[]));
+        assert_eq!(acts(&["submodule", "update"]), one("submodule", &[]));
+        assert_eq!(problem(&[""]), Some("empty command name".into()));
+    }
+
+    #[test]
+    fn branch_modes_are_verbs() {
+        assert_eq!(acts(&["branch"]), one("branch list", &[]));
+        assert_eq!(acts(&["branch", "-a", "-v"]), one("branch list", &[]));
+        assert_eq!(acts(&["branch", "--contains", "abc"]), one("branch list", &[]));
+        assert_eq!(acts(&["branch", "--merged"]), one("branch list", &[]));
+        assert!(problem(&["branch", "-d", "--merged"]).is_some());
+        assert_eq!(acts(&["branch", "--show-current"]), one("branch list", &[]));
+        assert_eq!(
+            acts(&["branch", "-r", "--format", "%(refname)", "--list", "*/x*"]),
+            one("branch list", &[])
+        );
+        assert_eq!(acts(&["branch", "feat"]), one("branch create", &[]));
+        assert_eq!(acts(&["branch", "-f", "main", "HEAD~3"]), one("branch create", &["force"]));
+        assert_eq!(acts(&["branch", "-d", "feat"]), one("branch delete", &[]));
+        assert_eq!(acts(&["branch", "-D", "feat"]), one("branch delete", &["force"]));
+        assert_eq!(acts(&["branch", "-M", "a", "b"]), one("branch rename", &["force"]));
+        assert_eq!(acts(&["branch", "-u", "origin/feat"]), one("branch set-upstream", &[]));
+        assert!(problem(&["branch", "-d", "-m", "x"]).is_some());
+    }
+
+    #[test]
+    fn tag_modes_are_verbs() {
+        assert_eq!(acts(&["tag"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "-l", "v*"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "-n3"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "--points-at", "HEAD"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "--points-at"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "v*", "--merged"]), one("tag list", &[]));
+        assert_eq!(acts(&["tag", "v1"]), one("tag create", &[]));
+        assert_eq!(acts(&["tag", "-a", "-m", "msg", "v1"]), one("tag create", &[]));
+        assert_eq!(acts(&["tag", "-f", "v1"]), one("tag create", &["force"]));
+        assert_eq!(acts(&["tag", "-d", "v1"]), one("tag delete", &[]));
+        assert_eq!(acts(&["tag", "-v", "v1"]), one("tag verify", &[]));
+    }
+
+    #[test]
+    fn config_reads_and_writes_are_verbs() {
+        assert_eq!(acts(&["config", "--get", "user.name"]), one("config get", &[]));
+        assert_eq!(acts(&["config", "user.name"]), one("config get", &[]));
+        assert_eq!(acts(&["config", "--global", "--get-regexp", "^remote"]), one("config get", &[]));
+        assert_eq!(acts(&["config", "-l"]), one("config list", &[]));
+        assert_eq!(acts(&["config", "get", "user.name"]), one("config get", &[]));
+        assert_eq!(acts(&["config", "user.name", "x"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--ad", "alias.x", "!sh"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--global", "core.pager", "x"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--unset-a", "x.y"]), one("config unset", &[]));
+        assert_eq!(acts(&["config", "-e"]), one("config edit", &[]));
+        assert_eq!(acts(&["config", "set", "a.b", "c"]), one("config set", &[]));
+        assert_eq!(problem(&["config", "--un", "x.y"]), Some("option --un is ambiguous".into()));
+    }
+
+    #[test]
+    fn remote_stash_worktree_and_reflog_subcommands_are_verbs() {
+        assert_eq!(acts(&["remote"]), one("remote list", &[]));
+        assert_eq!(acts(&["remote", "-v"]), one("remote list", &[]));
+        assert_eq!(acts(&["remote", "rm", "origin"]), one("remote remove", &[]));
+        assert_eq!(acts(&["remote", "-v", "add", "x", "u"]), one("remote add", &[]));
+        assert_eq!(acts(&["stash"]), one("stash push", &[]));
+        assert_eq!(acts(&["stash", "-p"]), one("stash push", &[]));
+        assert_eq!(acts(&["stash", "save", "wip"]), one("stash push", &[]));
+        assert_eq!(acts(&["stash", "drop"]), one("stash drop", &[]));
+        assert_eq!(acts(&["worktree", "list"]), one("worktree list", &[]));
+        assert_eq!(acts(&["reflog"]), one("reflog show", &[]));
+        assert_eq!(acts(&["reflog", "-5", "main"]), one("reflog show", &[]));
+        assert_eq!(acts(&["reflog", "expire", "--all"]), one("reflog expire", &[]));
+    }
+
+    #[test]
+    fn local_changes_that_lose_work_are_marked() {
+        assert_eq!(acts(&["reset", "--hard"]), one("reset", &["hard"]));
+        assert_eq!(acts(&["reset", "--h", "HEAD"]), one("reset", &["hard"]));
+        assert_eq!(acts(&["reset", "--hard", "--soft"]), one("reset", &[]));
+        assert_eq!(acts(&["reset", "HEAD~1"]), one("reset", &[]));
+        assert_eq!(acts(&["checkout", "-b", "feat"]), one("checkout", &[]));
+        assert_eq!(acts(&["checkout", "-fb", "feat"]), one("checkout", &["discard"]));
+        assert_eq!(acts(&["checkout", "-B", "main"]), one("checkout", &["force-create"]));
+        assert_eq!(acts(&["switch", "-c", "feat"]), one("switch", &[]));
+        assert_eq!(acts(&["switch", "--discard-changes", "feat"]), one("switch", &["discard"]));
+        assert_eq!(acts(&["switch", "-C", "feat"]), one("switch", &["force-create"]));
+        assert_eq!(acts(&["rm", "-rf", "dir"]), one("rm", &["discard"]));
+        assert_eq!(acts(&["stage", "f"]), one("add", &[]));
+        assert_eq!(acts(&["clone", "--template=/t", "https://h/r"]), one("clone", &["template"]));
+        assert_eq!(
+            acts(&["clone", "-c", "core.fsmonitor=x", "https://h/r"]),
+            one("clone", &["config-write"])
+        );
+        assert_eq!(acts(&["init", "--templ=/t"]), one("init", &["template"]));
+        assert_eq!(acts(&["apply", "--unsafe-paths", "p.diff"]), one("apply", &["unsafe-paths"]));
+    }
+
+    #[test]
+    fn a_diff_output_file_is_its_own_refused_action() {
+        assert_eq!(
+            acts(&["log", "--output=/home/a/.bashrc", "-1"]),
+            vec![("log".into(), vec![]), ("--output".into(), vec![])]
+        );
+        assert_eq!(
+            acts(&["stash", "show", "--output", "x"]),
+            vec![("stash show".into(), vec![]), ("--output".into(), vec![])]
+        );
+        assert_eq!(acts(&["diff", "--", "--output=x"]), one("diff", &[]));
+    }
+
+    #[test]
+    fn unknown_subcommand_options_are_problems() {
+        assert_eq!(
+            problem(&["push", "--bogus", "origin", "feat"]),
+            Some("unknown option --bogus".into())
+        );
+        assert_eq!(
+            problem(&["push", "--end-of-options", "origin", "--force"]),
+            Some("unknown option --end-of-options".into())
+        );
+        assert_eq!(
+            problem(&["push", "--", "origin", "-f"]),
+            Some("push refspec -f starts with a dash".into())
+        );
+        assert!(problem(&["push", "origin", "^feat"]).is_some());
+    }
 }

@@ -96,6 +96,7 @@ mod tests {
             let b = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(a.rules, b.rules, "{tool}");
             assert_eq!(a.reset, b.reset, "{tool}");
+            assert_eq!(a.set, b.set, "{tool}");
         }
     }
 }

@@ -8,7 +8,7 @@
 
 pub mod check;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
@@ -97,6 +97,10 @@ pub struct EnvFile {
     /// refused (retargeting a daemon is refused, not silently corrected).
     #[serde(default)]
     pub must_match: Vec<String>,
+    /// Values forced on every exec unless the operator pinned the variable (`GH_PAGER: cat`):
+    /// they override settings an agent could plant in a config file it can write.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -144,6 +148,8 @@ pub struct Policy {
     pub skill: String,
     pub reset: Vec<String>,
     pub must_match: Vec<String>,
+    /// Forced values (common + tool), applied unless the operator pinned the variable.
+    pub set: BTreeMap<String, String>,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -298,12 +304,15 @@ impl Policy {
         reset.extend(file.env.reset);
         let mut must_match = common.env.must_match.clone();
         must_match.extend(file.env.must_match);
+        let mut set = common.env.set.clone();
+        set.extend(file.env.set);
         Ok(Policy {
             tool,
             source,
             skill: file.skill,
             reset,
             must_match,
+            set,
             rules,
             examples,
         })
