@@ -2,9 +2,9 @@
 //! environment (hardened variables reset to the pinned value or removed), and the exec itself.
 //! Nothing here decides whether to run: the gate calls [`exec`] only for an allowed decision.
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 use crate::audit::EnvReset;
@@ -68,14 +68,15 @@ pub fn is_self(p: &Path) -> bool {
 }
 
 /// The child's environment: the caller's, with every hardened variable of the policy removed,
-/// then the pinned values set. Returns the environment and what was changed.
+/// then the policy's forced values and the operator's pinned values set (the operator's win).
+/// Returns the environment and what was changed.
 pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &InstallConfig) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
     let mut resets = Vec::new();
     let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len());
     for (k, v) in caller {
         let name = k.to_string_lossy();
-        if cfg.env.contains_key(name.as_ref()) {
-            continue; // replaced by the pinned value below
+        if cfg.env.contains_key(name.as_ref()) || policy.set.contains_key(name.as_ref()) {
+            continue; // replaced below
         }
         if policy.resets(&name) {
             resets.push(EnvReset {
@@ -85,6 +86,19 @@ pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &Install
             continue;
         }
         env.push((k.clone(), v.clone()));
+    }
+    for (k, v) in &policy.set {
+        if cfg.env.contains_key(k) {
+            continue; // the operator's pinned value wins
+        }
+        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
+        if was.is_none_or(|cv| cv != v.as_str()) {
+            resets.push(EnvReset {
+                var: k.clone(),
+                action: "set",
+            });
+        }
+        env.push((k.into(), v.into()));
     }
     for (k, v) in &cfg.env {
         let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
@@ -100,16 +114,38 @@ pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &Install
 }
 
 /// Replace this process with the real tool. Returns only on failure.
+///
+/// `execve` itself, not `Command::exec`: std's exec falls back to running the file with
+/// `/bin/sh` when the kernel refuses its format (ENOEXEC), and the gate must run exactly the
+/// binary it resolved or nothing.
 pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec<(OsString, OsString)>) -> Error {
-    let err = std::process::Command::new(real)
-        .arg0(tool.name())
-        .args(prepend)
-        .args(args)
-        .env_clear()
-        .envs(env)
-        .exec();
-    Error::Exec {
+    let fail = |source: std::io::Error| Error::Exec {
         path: real.to_path_buf(),
-        source: err,
+        source,
+    };
+    let cstr = |b: &[u8]| CString::new(b).map_err(|_| fail(std::io::Error::other("argument contains NUL")));
+    let build = || -> Result<(CString, Vec<CString>, Vec<CString>)> {
+        let path = cstr(real.as_os_str().as_bytes())?;
+        let mut argv = Vec::with_capacity(1 + prepend.len() + args.len());
+        argv.push(cstr(tool.name().as_bytes())?);
+        for a in prepend.iter().copied().chain(args.iter().map(String::as_str)) {
+            argv.push(cstr(a.as_bytes())?);
+        }
+        let mut envp = Vec::with_capacity(env.len());
+        for (k, v) in &env {
+            let mut kv = k.as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            envp.push(cstr(&kv)?);
+        }
+        Ok((path, argv, envp))
+    };
+    let (path, argv, envp) = match build() {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    match nix::unistd::execve(&path, &argv, &envp) {
+        Err(errno) => fail(std::io::Error::from(errno)),
+        Ok(never) => match never {},
     }
 }
