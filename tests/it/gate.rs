@@ -1,1 +1,315 @@
-//! (filled in below)
+//! The live gate's trust rules, environment hardening, log lines and audit trail, through the
+//! real binary and real links.
+
+use std::process::Command;
+
+use crate::harness::TestEnv;
+
+#[test]
+fn an_allowed_call_reaches_the_real_tool_with_argv_unchanged_and_says_using() {
+    let env = TestEnv::new(1, "");
+    let r = env.run("docker", &["ps", "-a", "--format", "{{.Names}}"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    assert_eq!(r.stdout(), "stub docker ran\n");
+    assert_eq!(
+        env.received("docker"),
+        Some(vec!["ps".into(), "-a".into(), "--format".into(), "{{.Names}}".into()])
+    );
+}
+
+#[test]
+fn the_environment_can_lower_the_tier_but_never_raise_it() {
+    let env = TestEnv::new(1, "");
+    let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "3")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("requires tier 2 (this agent is tier 1)"), "{}", r.stderr());
+    assert!(
+        env.last_audit()["tier"]["note"]
+            .as_str()
+            .unwrap_or("")
+            .contains("above this install's ceiling 1")
+    );
+    assert_eq!(env.received("docker"), None);
+
+    let env = TestEnv::new(3, "");
+    let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "2")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(env.received("docker"), Some(vec!["restart".into(), "api".into()]));
+}
+
+#[test]
+fn dry_run_prints_the_call_and_runs_nothing() {
+    let env = TestEnv::new(2, "");
+    for v in ["1", "true", "TRUE", "yes", "Yes"] {
+        let r = env.run(
+            "docker",
+            &["restart", "my api"],
+            &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)],
+        );
+        assert_eq!(r.code(), 0, "{v}: {}", r.stderr());
+        assert_eq!(
+            r.stderr(),
+            "[skill:container-ops] DRY RUN: would run: docker restart 'my api'\n",
+            "{v}"
+        );
+        assert_eq!(env.received("docker"), None, "{v}");
+        assert_eq!(env.last_audit()["verdict"], "dry-run");
+    }
+    // Reads still run under dry-run.
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(env.received("docker").is_some());
+    // Anything else is not dry-run.
+    env.forget("docker");
+    let r = env.run(
+        "docker",
+        &["restart", "api"],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "on")],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(env.received("docker").is_some());
+}
+
+#[test]
+fn a_pinned_dry_run_cannot_be_turned_off_by_the_environment() {
+    let env = TestEnv::new(2, "dry_run: true\n");
+    let r = env.run(
+        "docker",
+        &["restart", "api"],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "false")],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(r.stderr().contains("DRY RUN"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+}
+
+#[test]
+fn hardened_variables_are_removed_or_pinned_and_each_reset_is_logged() {
+    let env = TestEnv::new(1, "env:\n  GIT_CONFIG_NOSYSTEM: \"1\"\n");
+    let r = env.run(
+        "git",
+        &["status"],
+        &[
+            ("CLAUDEOPS_TIER", "1"),
+            ("LD_PRELOAD", "/tmp/evil.so"),
+            ("GIT_SSH_COMMAND", "sh -c evil"),
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "core.pager"),
+            ("GIT_CONFIG_VALUE_0", "sh"),
+            ("GIT_CONFIG_NOSYSTEM", "0"),
+            ("HARMLESS", "kept"),
+        ],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let got = env.received_env("git").unwrap();
+    for gone in [
+        "LD_PRELOAD",
+        "GIT_SSH_COMMAND",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_0",
+    ] {
+        assert!(!got.contains_key(gone), "{gone} reached git");
+    }
+    assert_eq!(got.get("GIT_CONFIG_NOSYSTEM").map(String::as_str), Some("1"));
+    assert_eq!(got.get("HARMLESS").map(String::as_str), Some("kept"));
+    let resets = env.last_audit()["env_resets"].clone();
+    let vars: Vec<&str> = resets.as_array().unwrap().iter().map(|r| r["var"].as_str().unwrap()).collect();
+    for v in [
+        "LD_PRELOAD",
+        "GIT_SSH_COMMAND",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_0",
+        "GIT_CONFIG_NOSYSTEM",
+    ] {
+        assert!(vars.contains(&v), "{v} not logged in {resets}");
+    }
+}
+
+#[test]
+fn a_retargeted_docker_daemon_is_refused_not_silently_corrected() {
+    let env = TestEnv::new(1, "env:\n  DOCKER_HOST: unix:///var/run/docker.sock\n");
+    let r = env.run(
+        "docker",
+        &["ps"],
+        &[("CLAUDEOPS_TIER", "1"), ("DOCKER_HOST", "tcp://10.0.0.9:2375")],
+    );
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert_eq!(env.last_audit()["rule"], "docker.pinned-env");
+    let r = env.run("docker", &["-H", "tcp://10.0.0.9:2375", "ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert_eq!(env.last_audit()["rule"], "docker.pinned");
+    assert_eq!(env.received("docker"), None);
+    // The pinned value itself is fine, and it is what the real docker gets.
+    let r = env.run("docker", &["--host=unix:///var/run/docker.sock", "ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(
+        env.received_env("docker").unwrap().get("DOCKER_HOST").map(String::as_str),
+        Some("unix:///var/run/docker.sock")
+    );
+}
+
+#[test]
+fn the_tool_comes_from_the_executed_link_not_a_forged_argv0() {
+    use std::os::unix::process::CommandExt;
+    let env = TestEnv::new(3, "");
+    // Executed through the `git` link, claiming to be docker.
+    let out = env.cmd("git", &["ps"]).arg0("docker").env("CLAUDEOPS_TIER", "3").output().unwrap();
+    assert_eq!(out.status.code(), Some(77), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(env.last_audit()["tool"], "git");
+    assert_eq!(env.received("docker"), None);
+    assert_eq!(env.received("git"), None);
+}
+
+#[test]
+fn a_relative_exec_path_finds_the_config_beside_the_link() {
+    let env = TestEnv::new(1, "");
+    let out = Command::new("./docker")
+        .arg("ps")
+        .current_dir(&env.dir)
+        .env_clear()
+        .env("CLAUDEOPS_TIER", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(env.last_audit()["link"].as_str().unwrap().ends_with("/docker"));
+}
+
+#[test]
+fn a_link_outside_an_installation_is_refused_even_if_the_caller_has_a_config_elsewhere() {
+    let env = TestEnv::new(3, "");
+    let other = env.path("elsewhere");
+    std::fs::create_dir(&other).unwrap();
+    std::os::unix::fs::symlink(crate::harness::bin(), other.join("docker")).unwrap();
+    let out = Command::new(other.join("docker"))
+        .arg("ps")
+        .current_dir(&env.dir) // a tiershim.yaml in the cwd is not the config
+        .env("CLAUDEOPS_TIER", "3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("no tiershim.yaml in {}", other.display())));
+}
+
+#[test]
+fn claudeops_skill_renames_the_skill_in_the_log_only() {
+    let env = TestEnv::new(1, "");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("CLAUDEOPS_SKILL", "nightly-check")]);
+    assert_eq!(r.stderr(), "[skill:nightly-check] Using: docker (CLI)\n");
+    assert_eq!(env.last_audit()["skill"], "nightly-check");
+}
+
+#[test]
+fn control_characters_from_the_caller_never_reach_the_terminal_raw() {
+    let env = TestEnv::new(2, "");
+    let r = env.run(
+        "docker",
+        &["restart", "api\x1b[2J\u{202e}"],
+        &[
+            ("CLAUDEOPS_TIER", "2"),
+            ("CLAUDEOPS_DRY_RUN", "1"),
+            ("CLAUDEOPS_SKILL", "x\x1b]0;pwn\x07"),
+        ],
+    );
+    let err = r.stderr();
+    assert!(
+        !err.contains('\x1b') && !err.contains('\u{202e}') && !err.contains('\x07'),
+        "{err:?}"
+    );
+    assert!(err.contains("\\u{1b}[2J\\u{202e}"), "{err}");
+}
+
+#[test]
+fn secrets_are_redacted_in_the_dry_run_line_and_the_audit_log() {
+    let env = TestEnv::new(2, "");
+    let r = env.run(
+        "curl",
+        &[
+            "-H",
+            "Authorization: Bearer supersecretvalue123",
+            "-d",
+            "x=1",
+            "https://bob:hunter2@127.0.0.1/api",
+        ],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let log = std::fs::read_to_string(&env.audit).unwrap();
+    for text in [r.stderr(), log] {
+        assert!(!text.contains("supersecretvalue123") && !text.contains("hunter2"), "{text}");
+        assert!(text.contains("[REDACTED]"), "{text}");
+    }
+}
+
+#[test]
+fn every_decision_is_one_audit_line_with_the_contract_fields() {
+    let env = TestEnv::new(2, "");
+    env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "2")]);
+    env.run("docker", &["system", "prune", "-af"], &[("CLAUDEOPS_TIER", "2")]);
+    let recs = env.audit_records();
+    assert_eq!(recs.len(), 2);
+    for key in [
+        "time",
+        "pid",
+        "ppid",
+        "cwd",
+        "tool",
+        "argv",
+        "verb",
+        "skill",
+        "tier",
+        "dry_run",
+        "verdict",
+        "rule",
+        "reasons",
+        "env_resets",
+        "duration_us",
+    ] {
+        assert!(recs[1].get(key).is_some(), "missing {key} in {}", recs[1]);
+    }
+    assert_eq!(recs[0]["verdict"], "allow");
+    assert_eq!(recs[1]["verdict"], "refuse");
+    assert_eq!(recs[1]["tier"]["ceiling"], 2);
+    assert_eq!(recs[1]["argv"], serde_json::json!(["system", "prune", "-af"]));
+}
+
+#[test]
+fn concurrent_gates_appending_to_one_log_leave_only_whole_lines() {
+    let env = TestEnv::new(1, "");
+    let long = "x".repeat(3000); // records of several KiB, well past a pipe buffer's atomic size
+    let n = 64;
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            let mut c = env.cmd("docker", &["ps", "--filter", &format!("name={i}{long}")]);
+            c.env("CLAUDEOPS_TIER", "1")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            c.spawn().unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let text = std::fs::read_to_string(&env.audit).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), n);
+    let mut seen = std::collections::BTreeSet::new();
+    for l in lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("torn line ({e}): {}", &l[..80.min(l.len())]));
+        seen.insert(v["argv"][2].as_str().unwrap().split_once(&*long).unwrap().0.to_string());
+    }
+    assert_eq!(seen.len(), n, "every call logged exactly once");
+}
+
+#[test]
+fn the_admin_cli_answers_to_its_own_name_only() {
+    let out = Command::new(crate::harness::bin()).arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("explain"));
+    let out = Command::new(crate::harness::bin()).arg("frobnicate").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -15,8 +15,9 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tiershim"))
 }
 
-/// A recording stub: writes its argv (NUL-separated) and environment, then exits 0.
-pub const STUB: &str = "#!/bin/sh\nd=$(dirname \"$0\")\nn=$(basename \"$0\")\n: > \"$d/$n.argv\"\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$d/$n.argv\"; done\nenv -0 > \"$d/$n.env\"\necho \"stub $n ran\"\nexit 0\n";
+/// A recording stub: writes its argv (NUL-separated) and environment, then exits 0. It uses no
+/// PATH lookup (the gate hands the real tool the caller's PATH, which is the tier directory).
+pub const STUB: &str = "#!/bin/sh\nd=\"${0%/*}\"\nn=\"${0##*/}\"\n: > \"$d/$n.argv\"\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$d/$n.argv\"; done\n/usr/bin/env -0 > \"$d/$n.env\"\necho \"stub $n ran\"\nexit 0\n";
 
 pub struct TestEnv {
     pub tmp: tempfile::TempDir,

@@ -10,3 +10,4 @@ mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
+mod real_tools;

@@ -1,0 +1,252 @@
+//! The gate in front of the real git and curl: real repositories in temp dirs, a real HTTP
+//! server on 127.0.0.1. Proves that allowed calls do what the tool does, and refused ones leave
+//! no trace where it matters (the remote, the server).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use crate::harness::TestEnv;
+
+fn which(tool: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(tool)).find(|p| p.is_file()))
+        .unwrap_or_else(|| panic!("{tool} is not installed; the test setup installs it"))
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(which("git"))
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A real `git daemon` serving `base` on 127.0.0.1 with pushes enabled, stopped on drop. The
+/// gate turns git's `file` transport off (a push to a local path would run that repository's
+/// hooks as the caller), so remotes in these tests are reached over `git://`, as a real remote.
+pub struct GitDaemon {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl GitDaemon {
+    pub fn start(base: &Path) -> GitDaemon {
+        for _ in 0..20 {
+            let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            // The daemon binary itself, not `git daemon`: git would run it as a child that
+            // outlives a kill of `git` and keeps the test's output pipes open.
+            let exec_path = git(base, &["--exec-path"]);
+            let mut child = Command::new(Path::new(&exec_path).join("git-daemon"))
+                .args(["--reuseaddr", "--export-all", "--enable=receive-pack", "--listen=127.0.0.1"])
+                .arg(format!("--port={port}"))
+                .arg(format!("--base-path={}", base.display()))
+                .arg(base)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            for _ in 0..100 {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return GitDaemon {
+                        child,
+                        url: format!("git://127.0.0.1:{port}"),
+                    };
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break; // the port was taken meanwhile; try another
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("git daemon did not start");
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A work tree with a bare remote served by `git daemon`, `main` pushed, and a feature branch
+/// checked out.
+fn repo(env: &TestEnv) -> (PathBuf, PathBuf, GitDaemon) {
+    let remote = env.path("remote.git");
+    let work = env.path("work");
+    git(env.tmp.path(), &["init", "-q", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    git(env.tmp.path(), &["init", "-q", "-b", "main", work.to_str().unwrap()]);
+    std::fs::write(work.join("README.md"), "hello\n").unwrap();
+    git(&work, &["add", "README.md"]);
+    git(&work, &["commit", "-q", "-m", "first"]);
+    let daemon = GitDaemon::start(env.tmp.path());
+    git(&work, &["remote", "add", "origin", &format!("{}/remote.git", daemon.url)]);
+    git(&work, &["push", "-q", "origin", "main"]);
+    git(&work, &["checkout", "-q", "-b", "feat"]);
+    std::fs::write(work.join("checks.md"), "check\n").unwrap();
+    git(&work, &["add", "checks.md"]);
+    git(&work, &["commit", "-q", "-m", "second"]);
+    (work, remote, daemon)
+}
+
+fn real_env(tool: &str) -> TestEnv {
+    TestEnv::new(3, &format!("real:\n  {tool}: {}\n", which(tool).display()))
+}
+
+fn in_dir(env: &TestEnv, dir: &Path, tool: &str, args: &[&str], tier: &str) -> (i32, String, String) {
+    let out = env
+        .cmd(tool, args)
+        .current_dir(dir)
+        .env("CLAUDEOPS_TIER", tier)
+        .env("GIT_AUTHOR_NAME", "agent")
+        .env("GIT_AUTHOR_EMAIL", "agent@example.com")
+        .env("GIT_COMMITTER_NAME", "agent")
+        .env("GIT_COMMITTER_EMAIL", "agent@example.com")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn real_git_reads_run_and_a_feature_branch_push_lands_at_tier_2() {
+    let env = real_env("git");
+    let (work, remote, _daemon) = repo(&env);
+    let (code, out, err) = in_dir(&env, &work, "git", &["status", "--short", "--branch"], "1");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("## feat"), "{out}");
+    assert!(err.starts_with("[skill:git-pr] Using: git (CLI)"), "{err}");
+
+    let (code, _, err) = in_dir(&env, &work, "git", &["push", "origin", "feat"], "1");
+    assert_eq!(code, 77, "{err}");
+    assert_eq!(
+        Command::new(which("git"))
+            .args(["rev-parse", "--verify", "-q", "feat"])
+            .current_dir(&remote)
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(1)
+    );
+
+    let (code, _, err) = in_dir(&env, &work, "git", &["push", "origin", "feat"], "2");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(git(&remote, &["rev-parse", "feat"]), git(&work, &["rev-parse", "feat"]));
+}
+
+#[test]
+fn real_git_force_pushes_and_pushes_to_main_never_reach_the_remote() {
+    let env = real_env("git");
+    let (work, remote, _daemon) = repo(&env);
+    let before = git(&remote, &["rev-parse", "main"]);
+    for args in [
+        &["push", "origin", "feat:main"][..],
+        &["push", "--force-w", "origin", "feat:main"],
+        &["push", "-uf", "origin", "feat:main"],
+        &["push", "origin", "+feat:main"],
+        &["push", "origin", "feat:main", "--force"],
+        &["push", "--mirror", "origin"],
+        &["-c", "remote.origin.mirror=true", "push", "origin"],
+    ] {
+        let (code, _, err) = in_dir(&env, &work, "git", args, "3");
+        assert_eq!(code, 77, "{args:?}: {err}");
+        assert_eq!(git(&remote, &["rev-parse", "main"]), before, "{args:?} moved main");
+    }
+}
+
+#[test]
+fn real_git_does_not_run_a_hostile_repository_fsmonitor_on_status() {
+    let env = real_env("git");
+    let (work, _, _daemon) = repo(&env);
+    let marker = env.path("pwned");
+    let hook = env.path("hook.sh");
+    crate::harness::write_exec(&hook, &format!("#!/bin/sh\ntouch {}\n", marker.display()));
+    git(&work, &["config", "core.fsmonitor", hook.to_str().unwrap()]);
+    let (code, _, err) = in_dir(&env, &work, "git", &["status"], "1");
+    assert_eq!(code, 0, "{err}");
+    assert!(!marker.exists(), "the repository's core.fsmonitor ran through the gate");
+}
+
+/// A tiny HTTP server on 127.0.0.1 that records each request line and answers 200.
+fn server() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            let _ = reader.read_line(&mut first);
+            let mut len = 0usize;
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body);
+            log.lock().unwrap().push(first.trim().to_string());
+            let mut s = stream;
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    (addr, seen)
+}
+
+#[test]
+fn real_curl_gets_at_tier_1_and_writes_need_tier_2() {
+    let env = real_env("curl");
+    let (base, seen) = server();
+    let url = format!("{base}/health");
+    let (code, out, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", &url], "1");
+    assert_eq!((code, out.as_str()), (0, "ok"), "{err}");
+    for args in [
+        vec!["-sXDELETE", &url],
+        vec!["-s", "-d", "x=1", &url],
+        vec!["-s", "--json", "{}", &url],
+        vec!["-s", &url, "--next", "-X", "PUT", &url],
+    ] {
+        let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &args, "1");
+        assert_eq!(code, 77, "{args:?}: {err}");
+    }
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec!["GET /health HTTP/1.1".to_string()],
+        "refused calls reached the server"
+    );
+    let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", "-d", "x=1", &url], "2");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(seen.lock().unwrap().last().map(String::as_str), Some("POST /health HTTP/1.1"));
+}
+
+#[test]
+fn real_curl_ignores_a_curlrc_that_would_change_the_method() {
+    let env = real_env("curl");
+    let (base, seen) = server();
+    // HOME is the temp dir (see TestEnv::cmd): a .curlrc there would turn every call into DELETE.
+    std::fs::write(env.tmp.path().join(".curlrc"), "request = DELETE\n").unwrap();
+    let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", &format!("{base}/x")], "1");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(*seen.lock().unwrap(), vec!["GET /x HTTP/1.1".to_string()]);
+}
