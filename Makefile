@@ -1,0 +1,29 @@
+# The commands people run; CI runs `make test` (through .ci/run).
+CARGO  ?= cargo
+PREFIX ?= $(CURDIR)/demo/prefix
+BIN    := target/x86_64-unknown-linux-gnu/release/tiershim
+
+.PHONY: build test lint install demo bench clean
+
+build:
+	$(CARGO) build --release
+
+test:
+	$(CARGO) test --all-targets
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+install: build
+	./install.sh --prefix $(PREFIX) --binary $(BIN)
+
+demo: build
+	./scripts/demo.sh $(BIN)
+
+bench: build
+	$(CARGO) bench --bench gate
+
+clean:
+	$(CARGO) clean
+	rm -rf demo
