@@ -3,13 +3,17 @@ CARGO  ?= cargo
 PREFIX ?= $(CURDIR)/demo/prefix
 BIN    := target/x86_64-unknown-linux-gnu/release/tiershim
 
-.PHONY: build test lint install demo bench clean
+.PHONY: build test test-deps lint install demo bench clean
 
 build:
 	$(CARGO) build --release
 
-test:
+test: test-deps
 	$(CARGO) test --all-targets
+
+# Installs what the tests need (Debian packages, as root) when it is missing.
+test-deps:
+	./scripts/test-deps.sh
 
 lint:
 	$(CARGO) fmt --all --check
