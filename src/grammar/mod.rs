@@ -26,6 +26,31 @@ pub struct Action {
     /// Facts about this action that policy rules match with `when:` (`force`, `privileged`,
     /// `method=POST`, `default-branch`). Plain strings so the policy stays data.
     pub marks: BTreeSet<String>,
+    /// What a path-scope check of this action examines, when the grammar can name it. Whether
+    /// the check applies is the policy's call (a rule's `scope:`); a rule that asks for a scope
+    /// check of an action without a target refuses it.
+    pub scope: Option<ScopeTarget>,
+}
+
+/// What a path-scope check examines for one action, as the grammar found it (DESIGN §7). The
+/// gate turns it into a list of changed files (with the real git) before `decide()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScopeTarget {
+    /// A pull request from `head` (None: the current branch) onto `base` (None: the remote's
+    /// default branch). `repo` is `(owner, name)` when the call names the repository (an API
+    /// call, `-R`), so the gate can check that the working directory is a clone of it.
+    PullRequest {
+        repo: Option<(String, String)>,
+        base: Option<String>,
+        head: Option<String>,
+    },
+    /// `git commit`: the staged files; with `all`, every tracked change; `paths` when the call
+    /// names them (`git commit -- a b`, `--only`, `--include`).
+    Commit { all: bool, paths: Vec<String> },
+    /// `git push`: the files changed by the commits the refspecs would send to `remote`.
+    Push { remote: Option<String>, refspecs: Vec<String> },
+    /// A file written through a hosting API (`…/repos/{owner}/{repo}/contents/{path}`).
+    Contents { owner: String, repo: String, path: String },
 }
 
 impl Action {
@@ -33,6 +58,7 @@ impl Action {
         Action {
             verb: verb.into(),
             marks: BTreeSet::new(),
+            scope: None,
         }
     }
 
