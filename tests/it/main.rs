@@ -11,3 +11,5 @@ mod corpus;
 mod explain;
 mod gate;
 mod real_tools;
+mod scope;
+mod skills;
