@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::grammar::{Action, Claim, Invocation};
+use crate::grammar::{Access, Action, Claim, Invocation};
+use crate::policy::endpoints::Endpoint;
 use crate::policy::{Policy, Required, Rule};
-use crate::sanitize::escape;
+use crate::sanitize::{escape, redact};
 use crate::tool::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,6 +49,8 @@ pub struct Request {
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
     pub real_gh: Vec<String>,
+    /// The working directory and where the call's local files really are (`files::gather`).
+    pub local: crate::files::LocalFacts,
 }
 
 /// The effective tier and, when the environment asked for something odd, why.
@@ -135,7 +138,28 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
     }
 }
 
-/// The strictest rule matching one action; unclassified verbs are never allowed.
+fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
+    let request = action.http.as_ref().map_or_else(String::new, |h| match &h.mutation {
+        Some(m) => format!("GraphQL mutation {}", escape(m)),
+        None => format!("{} {}", escape(&h.method), escape(&redact(&h.path))),
+    });
+    let what = rule.what.clone().unwrap_or_else(|| request.clone());
+    let reason = match rule.required {
+        Required::Never => format!("rule {} ({request}): {what} is never allowed", rule.id),
+        Required::Tier(n) => format!("rule {} ({request}): {what} requires tier {n}", rule.id),
+    };
+    Finding {
+        required: rule.required,
+        rule: rule.id.clone(),
+        skill: rule.skill.clone(),
+        what,
+        reason,
+        instead: rule.instead.clone(),
+    }
+}
+
+/// The strictest rule matching one action, the policy's endpoint rules included for an HTTP
+/// request; unclassified verbs are never allowed.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     let mut best: Option<(&Rule, usize)> = None;
     for rule in policy.rules.iter().filter(|r| matches(r, action)) {
@@ -148,9 +172,8 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
             best = Some((rule, rule.when.len()));
         }
     }
-    match best {
-        Some((rule, _)) => from_rule(tool, rule, action),
-        None => never(
+    let Some((rule, specificity)) = best else {
+        return never(
             tool,
             policy,
             "unclassified",
@@ -161,7 +184,47 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
                 policy.source
             ),
             "ask an operator to add a rule for it to the policy if it is needed",
-        ),
+        );
+    };
+    // An endpoint rule can only make a classified request stricter; among equals it explains
+    // the decision, being the more specific.
+    let endpoint = action.http.as_ref().and_then(|h| {
+        let matched: Vec<&Endpoint> = policy.endpoints.iter().filter(|e| e.matches(h)).collect();
+        // `mutations: ["*"]` is the fallback for mutations no other rule names.
+        let named = matched.iter().any(|e| e.names_mutation(h));
+        matched
+            .into_iter()
+            .filter(|e| !(named && e.is_mutation_fallback()))
+            .max_by_key(|e| (e.required, e.specificity()))
+    });
+    match endpoint {
+        Some(e) if e.required > rule.required || (e.required == rule.required && e.specificity() > specificity) => from_endpoint(e, action),
+        _ => from_rule(tool, rule, action),
+    }
+}
+
+/// Local files outside the working directory, hidden, or credentials: never touched.
+fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
+    for v in crate::files::check(inv, &req.local) {
+        let (verb, instead) = match v.file.access {
+            Access::Write => (
+                "writing",
+                "write inside the working directory, to a name without a leading dot, or read the response from standard output",
+            ),
+            Access::Read => (
+                "reading",
+                "send only files inside the working directory that are neither hidden nor credentials",
+            ),
+        };
+        let path = escape(&redact(&v.file.path)).into_owned();
+        out.push(never(
+            tool,
+            policy,
+            "local-file",
+            format!("{tool} {verb} {path} ({})", escape(&v.file.flag)),
+            format!("{} {path}: {}", escape(&v.file.flag), escape(&v.why)),
+            instead,
+        ));
     }
 }
 
@@ -243,6 +306,7 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         findings.extend(inv.actions.iter().map(|a| classify(tool, policy, a)));
     }
     check_claims(tool, policy, inv, req, &mut findings);
+    check_files(tool, policy, inv, req, &mut findings);
 
     // Strictest finding decides; the first of equals (argv order) explains it.
     let mut worst = 0;

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod error;
 pub mod exec;
 pub mod exit;
+pub mod files;
 pub mod gate;
 pub mod grammar;
 pub mod install;

@@ -8,7 +8,6 @@ use crate::context::Context;
 use crate::decision::{self, Verdict};
 use crate::exit::Exit;
 use crate::gate;
-use crate::grammar;
 use crate::install::InstallConfig;
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
@@ -29,6 +28,10 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Judge as if run in this working directory (local files are checked against it);
+    /// default: the current one.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// The call: a gated tool's name and its arguments.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "TOOL ARGS")]
     call: Vec<String>,
@@ -60,7 +63,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             return e.exit();
         }
     };
-    let inv = grammar::parse(tool, args);
+    let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
+    let (inv, local) = gate::understand(tool, args, &cwd);
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
         tier: 3,
@@ -73,6 +77,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
+    req.local = local;
     if let Some(t) = a.tier {
         req.env_tier = Some(t.to_string());
     }
