@@ -289,8 +289,8 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             tool,
             policy,
             "grammar",
-            format!("a {tool} call tiershim cannot parse ({})", escape(problem)),
-            format!("tiershim cannot understand this {tool} call: {}", escape(problem)),
+            format!("a {tool} call tiershim cannot parse ({})", escape(&redact(problem))),
+            format!("tiershim cannot understand this {tool} call: {}", escape(&redact(problem))),
             "write the call in a form the gate understands, or ask an operator",
         ));
     } else if inv.actions.is_empty() {

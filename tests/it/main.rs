@@ -10,4 +10,6 @@ mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
+mod http;
+mod http_server;
 mod real_tools;
