@@ -157,10 +157,13 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
                 }
             }
         }
-        match a.strip_prefix('-').filter(|b| !b.starts_with('-') && b.len() > 1) {
+        match a.strip_prefix('-').filter(|b| !b.starts_with('-')).and_then(|b| b.chars().next()) {
             // An attached value (`-dpassword=x`) is redacted on its own.
-            Some(_) => out.push(format!("{}{}", &a[..2], redact(&redact(a)[2..]))),
-            None => out.push(redact(a).into_owned()),
+            Some(c) if a.len() > 1 + c.len_utf8() => {
+                let (head, rest) = a.split_at(1 + c.len_utf8());
+                out.push(redact(&format!("{head}{}", redact(rest))).into_owned());
+            }
+            _ => out.push(redact(a).into_owned()),
         }
     }
     out
@@ -275,6 +278,7 @@ mod tests {
             (&["-f", "token=abc"], &["-f", "token=[REDACTED]"]),
             (&["https://h/x?access_token=abc&b=1"], &["https://h/x?access_token=[REDACTED]&b=1"]),
             (&["-XPUT", "https://h/x"], &["-XPUT", "https://h/x"]),
+            (&["-é", "-éx", "-\u{1F600}pw"], &["-é", "-éx", "-\u{1F600}pw"]),
         ] {
             assert_eq!(redact_args(&argv(word)), argv(want), "{word:?}");
         }
