@@ -13,10 +13,12 @@ use crate::decision::{self, Decision, Request, Verdict};
 use crate::error::{Error, Result};
 use crate::exec;
 use crate::exit::Exit;
+use crate::facts::{self, Git};
 use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::skill::Sources;
 use crate::tool::Tool;
 
 /// Run a gated call. Returns only when the tool was not executed.
@@ -73,6 +75,7 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         local: Default::default(),
+        facts: decision::Facts::default(),
     }
 }
 
@@ -99,6 +102,18 @@ pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate
     (inv, facts)
 }
 
+/// Gather the facts a first decision asked for: skills from the install's sources, changed
+/// files with the install's real git.
+pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
+    let sources = Sources::from_config(cfg.skills.as_ref());
+    let git = if needs.scope.is_empty() {
+        None
+    } else {
+        exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
+    };
+    facts::gather(&sources, git.as_ref(), cwd, inv, needs)
+}
+
 /// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
 fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
@@ -118,7 +133,11 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     };
     let mut req = request(&cfg, &policy, &inv, &var);
     req.local = local;
-    let d = decision::decide(&inv, &policy, &req);
+    let mut d = decision::decide(&inv, &policy, &req);
+    if !d.needs.is_empty() {
+        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        d = decision::decide(&inv, &policy, &req);
+    }
     let skill = shown_skill(&d, &var);
 
     let mut real = None;
@@ -168,6 +187,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             rule: d.rule.clone(),
             reasons,
             real: real.as_deref().map(audit::path_string),
+            scope: d.scope.as_ref().map(audit::AuditScope::from),
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
         };

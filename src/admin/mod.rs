@@ -3,6 +3,7 @@
 
 mod explain;
 mod policy_check;
+mod skills;
 
 use clap::{Parser, Subcommand};
 
@@ -33,6 +34,13 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// The skills an install reads: list, show one, validate.
+    Skills {
+        #[command(subcommand)]
+        command: skills::Command,
+        #[command(flatten)]
+        common: skills::Common,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -53,5 +61,6 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Skills { command, common } => skills::run(command, common),
     }
 }

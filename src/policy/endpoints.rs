@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::grammar::{Body, Http};
-use crate::policy::{Examples, Required, TierFile};
+use crate::policy::{Examples, Required, ScopeKind, TierFile};
 
 /// The file mirror of one endpoint rule.
 #[derive(Debug, Clone, Deserialize)]
@@ -50,6 +50,12 @@ pub struct EndpointFile {
     pub instead: Option<String>,
     #[serde(default)]
     pub examples: Option<EndpointExamplesFile>,
+    /// A path-scope check of what the request changes, as in the tool files (`pr`, `contents`).
+    #[serde(default)]
+    pub scope: Option<ScopeKind>,
+    /// The most files a request of this rule may change, per effective tier. Needs `scope`.
+    #[serde(default)]
+    pub max_files: BTreeMap<u8, usize>,
 }
 
 /// Examples of an endpoint rule: full calls, the tool first (`[gh, api, …]`, `[curl, …]`).
@@ -82,6 +88,8 @@ pub struct Endpoint {
     pub skill: String,
     pub what: Option<String>,
     pub instead: Option<String>,
+    pub scope: Option<ScopeKind>,
+    pub max_files: BTreeMap<u8, usize>,
 }
 
 impl Endpoint {
@@ -259,6 +267,12 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             return Err(at(format!("body field `{k}` needs a name and at least one value")));
         }
         let path = e.path.as_deref().map(Pattern::parse).transpose().map_err(at)?;
+        if !e.max_files.is_empty() && e.scope.is_none() {
+            return Err(at("`max_files` needs a `scope` (it counts the files the scope check finds)".into()));
+        }
+        if let Some(t) = e.max_files.keys().find(|t| !(1..=3).contains(*t)) {
+            return Err(at(format!("`max_files` names tier {t}, which is not 1, 2 or 3")));
+        }
         let required = match &e.tier {
             TierFile::Number(n @ 1..=3) => Required::Tier(*n as u8),
             TierFile::Word(w) if w == "never" => Required::Never,
@@ -291,6 +305,8 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             skill: e.skill.unwrap_or_else(|| file.skill.clone()),
             what: e.what,
             instead: e.instead,
+            scope: e.scope,
+            max_files: e.max_files,
         });
     }
     Ok((rules, examples))

@@ -300,29 +300,120 @@ fn a_header_file_is_read_by_the_gate_so_a_method_override_in_it_counts() {
     assert_eq!(out.code, 77, "{}", out.stderr);
 }
 
+/// A clone of `ops/infra` (origin on github.com, `origin/main` set) under `repos/`, the shipped
+/// git-pr skill as the baseline, the real curl and git: what a pull request through the API is
+/// checked against.
+fn clone_env() -> (TestEnv, PathBuf) {
+    use crate::real_tools::{git, which};
+    let env = TestEnv::new(2, "");
+    let skills = env.path("skills");
+    std::fs::create_dir_all(&skills).unwrap();
+    std::fs::write(skills.join("git-pr.md"), include_str!("../../skills/git-pr.md")).unwrap();
+    let work = env.path("repos/infra");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    std::fs::write(work.join("README.md"), "infra\n").unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "base"]);
+    git(&work, &["remote", "add", "origin", "https://github.com/ops/infra.git"]);
+    git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    for (branch, file) in [("fix", "checks/disk.md"), ("bad", "CLAUDE.md")] {
+        git(&work, &["switch", "-q", "-c", branch, "main"]);
+        std::fs::create_dir_all(work.join("checks")).unwrap();
+        std::fs::write(work.join(file), "x\n").unwrap();
+        git(&work, &["add", "-A"]);
+        git(&work, &["commit", "-q", "-m", "change"]);
+    }
+    env.write_config(&format!(
+        "tier: 3\nreal_dirs: [{}]\nreal:\n  curl: {}\n  git: {}\naudit_log: {}\nskills:\n  baseline: {}\n  repos: {}\n",
+        env.real.display(),
+        real("curl").display(),
+        which("git").display(),
+        env.audit.display(),
+        skills.display(),
+        env.path("repos").display()
+    ));
+    (env, work)
+}
+
 #[test]
-fn an_api_pull_request_needs_a_body_the_gate_can_read() {
-    let (env, work) = curl_env();
+fn an_api_pull_request_is_scope_checked_and_needs_a_body_the_gate_can_read() {
+    let (env, work) = clone_env();
     let srv = HttpServer::start();
-    let u = format!("{}/api/v1/repos/o/r/pulls", srv.url());
+    let u = format!("{}/api/v1/repos/ops/infra/pulls", srv.url());
     std::fs::write(work.join("pr.json"), r#"{"head":"fix","base":"main","title":"t"}"#).unwrap();
-    let out = run(&env, &work, "curl", &["-s", "-d", "@-", &u], 3, false);
-    assert_eq!(out.code, 77, "{}", out.stderr);
+    for (args, tier) in [
+        (&["-s", "-d", "@-", u.as_str()][..], 3),
+        (&["-s", "-X", "POST", "--json", r#"{"title":"no head"}"#, u.as_str()], 3),
+        (&["-s", "--json", "@pr.json", u.as_str()], 1),
+        // The branch changes CLAUDE.md, which the git-pr skill denies.
+        (&["-s", "--json", r#"{"head":"bad","base":"main","title":"t"}"#, u.as_str()], 3),
+        // Another repository than the one this directory is a clone of.
+        (
+            &[
+                "-s",
+                "--json",
+                r#"{"head":"fix","base":"main"}"#,
+                &u.replace("ops/infra", "ops/other"),
+            ],
+            3,
+        ),
+    ] {
+        let out = run(&env, &work, "curl", args, tier, false);
+        assert_eq!(out.code, 77, "{args:?}: {}", out.stderr);
+    }
+    assert!(srv.lines().is_empty());
+    let bad = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "--json", r#"{"head":"bad","base":"main"}"#, &u],
+        2,
+        false,
+    );
+    assert!(
+        bad.stderr.contains("SCOPE VIOLATION: Refusing to create PR modifying CLAUDE.md"),
+        "{}",
+        bad.stderr
+    );
+    let out = run(&env, &work, "curl", &["-s", "--json", "@pr.json", &u], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(srv.lines(), vec!["POST /api/v1/repos/ops/infra/pulls"]);
+    assert_eq!(env.last_audit()["scope"]["files"], serde_json::json!(["checks/disk.md"]));
+}
+
+#[test]
+fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
+    let (env, work) = clone_env();
+    let srv = HttpServer::start();
+    let u = |p: &str| format!("{}/repos/ops/infra/contents/{p}", srv.url());
+    let body = r#"{"message":"m","content":"eA=="}"#;
     let out = run(
         &env,
         &work,
         "curl",
-        &["-s", "-X", "POST", "--json", r#"{"title":"no head"}"#, &u],
-        3,
+        &["-s", "-X", "PUT", "--json", body, &u("checks/disk.md")],
+        2,
         false,
     );
     assert_eq!(out.code, 77, "{}", out.stderr);
+    let out = run(&env, &work, "curl", &["-s", "-X", "PUT", "--json", body, &u("CLAUDE.md")], 3, false);
+    assert!(
+        out.stderr.contains("SCOPE VIOLATION: Refusing to write a file modifying CLAUDE.md"),
+        "{}",
+        out.stderr
+    );
     assert!(srv.lines().is_empty());
-    let out = run(&env, &work, "curl", &["-s", "--json", "@pr.json", &u], 1, false);
-    assert_eq!(out.code, 77, "{}", out.stderr);
-    let out = run(&env, &work, "curl", &["-s", "--json", "@pr.json", &u], 2, false);
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-X", "PUT", "--json", body, &u("checks/disk.md")],
+        3,
+        false,
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(srv.lines(), vec!["POST /api/v1/repos/o/r/pulls"]);
+    assert_eq!(srv.lines(), vec!["PUT /repos/ops/infra/contents/checks/disk.md"]);
 }
 
 #[test]
@@ -535,11 +626,12 @@ fn explain_names_the_endpoint_rule_for_gh_api_and_curl_alike() {
             "http.pulls.merge",
             "never",
         ),
+        // Outside a clone of o/r the scope check cannot work out the pull request's files.
         (
             &["gh", "api", "repos/o/r/pulls", "-f", "head=fix", "-f", "base=main"],
-            "allow",
-            "http.pulls.create",
-            "2",
+            "refuse",
+            "gh.scope",
+            "never",
         ),
         (
             &["gh", "api", "repos/o/r/issues", "-f", "title=x"],
@@ -548,7 +640,7 @@ fn explain_names_the_endpoint_rule_for_gh_api_and_curl_alike() {
             "2",
         ),
         (
-            &["gh", "api", "-X", "PUT", "repos/o/r/contents/a.md", "-f", "content=eA=="],
+            &["gh", "api", "-X", "PUT", "repos/o/r/contents/checks/a.md", "-f", "content=eA=="],
             "allow",
             "http.contents.write",
             "3",
@@ -637,11 +729,11 @@ fn explain_checks_local_files_against_the_directory_it_is_given() {
         "curl",
         "-d",
         "@pr.json",
-        "https://h/api/v1/repos/o/r/pulls",
+        "https://h/api/v1/repos/o/r/issues",
     ]);
     assert_eq!(
         (v["verdict"].as_str(), v["rule"].as_str()),
-        (Some("allow"), Some("http.pulls.create")),
+        (Some("allow"), Some("http.issues.create")),
         "{v}"
     );
     let v = explain(&["--tier", "3", "--cwd", cwd, "--", "curl", "-d", "@p.json", "https://h/x"]);

@@ -52,10 +52,8 @@ impl HttpServer {
                 if halt.load(Ordering::SeqCst) {
                     break;
                 }
-                if let Ok(s) = stream
-                    && let Some(r) = serve(s)
-                {
-                    log.lock().unwrap().push(r);
+                if let Ok(s) = stream {
+                    serve(s, &log);
                 }
             }
         });
@@ -96,7 +94,9 @@ impl Drop for HttpServer {
     }
 }
 
-fn serve(stream: TcpStream) -> Option<Request> {
+/// Read one request, record it, then answer: the client cannot see the answer before the
+/// request is on record.
+fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>) -> Option<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut first = String::new();
@@ -120,14 +120,15 @@ fn serve(stream: TcpStream) -> Option<Request> {
         .unwrap_or(0);
     let mut body = vec![0u8; len];
     reader.read_exact(&mut body).ok()?;
-    let mut s = stream;
-    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
-    Some(Request {
+    log.lock().unwrap().push(Request {
         method,
         target,
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
-    })
+    });
+    let mut s = stream;
+    s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        .ok()
 }
 
 fn tool(name: &str) -> PathBuf {

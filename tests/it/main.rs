@@ -13,3 +13,5 @@ mod gate;
 mod http;
 mod http_server;
 mod real_tools;
+mod scope;
+mod skills;
