@@ -16,6 +16,7 @@ use crate::exit::Exit;
 use crate::facts::{self, Git};
 use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
+use crate::inventory::{self, Fallback};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
 use crate::skill::Sources;
@@ -114,6 +115,22 @@ pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decisio
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
+/// The line after `Using:` when the session inventory says the call falls back from MCP, or
+/// cannot be read (DESIGN §4, SPEC-0023 REQ-5).
+fn mcp_line(f: &Fallback, skill: &str, tool: Tool) -> Option<String> {
+    let s = escape(skill);
+    match f {
+        Fallback::Silent | Fallback::HasMcp => None,
+        Fallback::NoMcp(domain) => Some(format!(
+            "[skill:{s}] WARNING: MCP tools not found for {domain}, falling back to {tool} (CLI)"
+        )),
+        Fallback::Unreadable(e) => Some(format!(
+            "[skill:{s}] WARNING: the session inventory could not be read ({}); MCP fallback is not reported",
+            escape(e)
+        )),
+    }
+}
+
 /// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
 fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
@@ -154,6 +171,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
     }
 
+    // The session inventory is read only for a call that will run.
+    let mcp = if d.verdict == Verdict::Allow && failure.is_none() {
+        inventory::fallback(cfg.inventory.as_deref(), tool)
+    } else {
+        Fallback::Silent
+    };
     let shown_args = redact_args(&args);
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
@@ -188,6 +211,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             reasons,
             real: real.as_deref().map(audit::path_string),
             scope: d.scope.as_ref().map(audit::AuditScope::from),
+            mcp: match &mcp {
+                Fallback::Silent => None,
+                Fallback::HasMcp => Some("mcp-available".into()),
+                Fallback::NoMcp(_) => Some("cli-fallback".into()),
+                Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", escape(e))),
+            },
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
         };
@@ -210,6 +239,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         };
     }
     eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    if let Some(line) = mcp_line(&mcp, &skill, tool) {
+        eprintln!("{line}");
+    }
     match (d.verdict, real) {
         (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),

@@ -19,6 +19,7 @@ pub mod files;
 pub mod gate;
 pub mod grammar;
 pub mod install;
+pub mod inventory;
 pub mod policy;
 pub mod sanitize;
 pub mod scope;

@@ -76,6 +76,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         audit_log: None,
         env: Default::default(),
         skills: None,
+        inventory: None,
+        mcp_configs: Vec::new(),
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);

@@ -6,6 +6,8 @@
 
 mod harness;
 
+mod inventory;
+
 mod bad_input;
 mod corpus;
 mod explain;
