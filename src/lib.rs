@@ -6,6 +6,7 @@
 //! prints a dry-run line, or refuses ([`gate`]). Run as `tiershim`, it is the admin CLI
 //! ([`admin`]). See ARCHITECTURE.md for the map and the invariants.
 
+pub mod access;
 pub mod admin;
 pub mod audit;
 pub mod context;
@@ -20,6 +21,7 @@ pub mod install;
 pub mod policy;
 pub mod sanitize;
 pub mod tool;
+pub mod vet;
 
 use context::Context;
 use dispatch::Entry;
