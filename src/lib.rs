@@ -17,6 +17,7 @@ pub mod exec;
 pub mod exit;
 pub mod gate;
 pub mod grammar;
+pub mod harden;
 pub mod install;
 pub mod policy;
 pub mod sanitize;

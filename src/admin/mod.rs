@@ -3,6 +3,7 @@
 
 mod explain;
 mod policy_check;
+mod shell;
 
 use clap::{Parser, Subcommand};
 
@@ -33,15 +34,24 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
+    Shell(shell::Args),
 }
 
 #[derive(Debug, Subcommand)]
 enum PolicyCommand {
-    /// Load a policy (the embedded default, or DIR), run every rule's examples, and report.
+    /// Load a policy (the embedded default, or DIR), run every rule's examples, vet the
+    /// passthrough list, and report.
     Check(policy_check::Args),
 }
 
 pub fn run(ctx: &Context) -> Exit {
+    // The admin CLI never needs the setgid group of a hardened install; `tiershim shell` in
+    // particular must not hand it to the agent's shell.
+    if let Err(e) = crate::harden::drop_group() {
+        eprintln!("tiershim: {e}");
+        return Exit::Internal;
+    }
     let argv = std::iter::once(std::ffi::OsString::from("tiershim")).chain(ctx.args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
@@ -53,5 +63,6 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Shell(a) => shell::run(ctx, a),
     }
 }

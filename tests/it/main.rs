@@ -5,9 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod harness;
+mod installed;
 
 mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
 mod real_tools;
+mod shell;
