@@ -321,16 +321,23 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     place "$prefix/bin/.rbash-tier$n.new" "$prefix/bin/rbash-tier$n"
 done
 
-# Converge: remove what an earlier run created and this one did not (deepest paths first).
-printf '%s' "$old_manifest" | sed '1!G;h;$!d' | while IFS= read -r p; do
-    [ -n "$p" ] || continue
+# Converge: remove what an earlier run created and this one did not (deepest paths first). A
+# directory that still holds someone else's files stays, and stays ours.
+stale=$(printf '%s' "$old_manifest" | sed '1!G;h;$!d')
+IFS=$nl
+for p in $stale; do
+    IFS=$old_ifs
     printf '%s' "$new_manifest" | grep -Fqx -- "$p" && continue
     if [ -d "$p" ] && [ ! -L "$p" ]; then
-        rmdir "$p" 2>/dev/null || echo "install.sh: left $p (not empty)" >&2
+        if ! rmdir "$p" 2>/dev/null; then
+            echo "install.sh: left $p (it holds files install.sh did not create)" >&2
+            new_manifest="$new_manifest$p$nl"
+        fi
     elif [ -e "$p" ] || [ -L "$p" ]; then
         rm -f "$p"
     fi
 done
+IFS=$old_ifs
 printf '%s' "$new_manifest" > "$manifest.new"
 chmod 0644 "$manifest.new"
 place "$manifest.new" "$manifest"

@@ -1,6 +1,7 @@
 //! `tiershim <command>`: the admin CLI (clap). Each subcommand calls the same library code as
 //! the gate; none executes anything it is asked about.
 
+mod doctor;
 mod explain;
 mod policy_check;
 mod shell;
@@ -36,6 +37,9 @@ enum Command {
     Policy(PolicyCommand),
     /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
     Shell(shell::Args),
+    /// Check an installation: links, config, real tools out of the agent's reach, passthrough
+    /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
+    Doctor(doctor::Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,5 +68,6 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
         Command::Shell(a) => shell::run(ctx, a),
+        Command::Doctor(a) => doctor::run(a),
     }
 }

@@ -72,6 +72,12 @@ pub fn run_install(args: &[&str]) -> Ran {
 impl Installed {
     /// Stubs for every gated tool in `<tmp>/real`, then `install.sh` with `extra` arguments.
     pub fn new(extra: &[&str]) -> Installed {
+        Installed::new_with(extra, |_, _| {})
+    }
+
+    /// As [`Installed::new`], with `setup(real_dir, runs_log)` run after the stubs are written
+    /// and before install.sh.
+    pub fn new_with(extra: &[&str], setup: impl FnOnce(&Path, &Path)) -> Installed {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let real = tmp.path().join("real");
@@ -84,6 +90,7 @@ impl Installed {
             std::fs::write(&p, stub_text(&t, &runs)).unwrap();
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
+        setup(&real, &runs);
         let prefix = tmp.path().join("p");
         let audit = tmp.path().join("log/audit.jsonl");
         let i = Installed {

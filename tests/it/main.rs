@@ -9,7 +9,10 @@ mod installed;
 
 mod bad_input;
 mod corpus;
+mod doctor;
 mod explain;
 mod gate;
+mod harden;
+mod install;
 mod real_tools;
 mod shell;
