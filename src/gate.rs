@@ -13,10 +13,12 @@ use crate::decision::{self, Decision, Request, Verdict};
 use crate::error::{Error, Result};
 use crate::exec;
 use crate::exit::Exit;
+use crate::facts::{self, Git};
 use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::skill::Sources;
 use crate::tool::Tool;
 
 /// Run a gated call. Returns only when the tool was not executed.
@@ -70,7 +72,20 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         pinned: cfg.env.clone(),
         caller_env,
         real_gh,
+        facts: decision::Facts::default(),
     }
+}
+
+/// Gather the facts a first decision asked for: skills from the install's sources, changed
+/// files with the install's real git.
+pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
+    let sources = Sources::from_config(cfg.skills.as_ref());
+    let git = if needs.scope.is_empty() {
+        None
+    } else {
+        exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
+    };
+    facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
 /// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
@@ -90,8 +105,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
         Err(inv) => (inv.args.clone(), inv),
     };
-    let req = request(&cfg, &policy, &inv, &var);
-    let d = decision::decide(&inv, &policy, &req);
+    let mut req = request(&cfg, &policy, &inv, &var);
+    let mut d = decision::decide(&inv, &policy, &req);
+    if !d.needs.is_empty() {
+        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        d = decision::decide(&inv, &policy, &req);
+    }
     let skill = shown_skill(&d, &var);
 
     let mut real = None;
@@ -141,6 +160,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             rule: d.rule.clone(),
             reasons,
             real: real.as_deref().map(audit::path_string),
+            scope: d.scope.as_ref().map(audit::AuditScope::from),
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
         };

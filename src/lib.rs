@@ -15,12 +15,15 @@ pub mod dispatch;
 pub mod error;
 pub mod exec;
 pub mod exit;
+pub mod facts;
 pub mod gate;
 pub mod grammar;
 pub mod harden;
 pub mod install;
 pub mod policy;
 pub mod sanitize;
+pub mod scope;
+pub mod skill;
 pub mod tool;
 pub mod vet;
 

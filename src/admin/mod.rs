@@ -5,6 +5,7 @@ mod doctor;
 mod explain;
 mod policy_check;
 mod shell;
+mod skills;
 
 use clap::{Parser, Subcommand};
 
@@ -40,6 +41,13 @@ enum Command {
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
     /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
     Doctor(doctor::Args),
+    /// The skills an install reads: list, show one, validate.
+    Skills {
+        #[command(subcommand)]
+        command: skills::Command,
+        #[command(flatten)]
+        common: skills::Common,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -69,5 +77,6 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
         Command::Shell(a) => shell::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Skills { command, common } => skills::run(command, common),
     }
 }

@@ -15,4 +15,6 @@ mod gate;
 mod harden;
 mod install;
 mod real_tools;
+mod scope;
 mod shell;
+mod skills;
