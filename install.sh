@@ -7,6 +7,7 @@
 #       cat, ls, grep, …   -> /usr/bin/…              (vetted passthrough tools, shims/passthrough)
 #       tiershim.yaml                                 (ceiling N, real tools, audit log, pinned env)
 #       profile                                       (the rbash profile, from shims/profile)
+#   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
@@ -25,6 +26,10 @@ usage: install.sh --prefix DIR [options]
   --real-dir DIR     a directory holding the real tools, searched first (repeatable);
                      otherwise each real tool is looked up on the current PATH
   --audit-log FILE   the JSONL audit log every tier appends to
+  --skills DIR       the baseline skills directory (default: the shipped skills, installed
+                     into <prefix>/lib/tiershim/skills)
+  --repos DIR        the directory holding the repositories; each
+                     <repos>/<repo>/.claude-ops/skills/ adds that repository's skills
   --policy DIR       an override policy directory (default: the embedded policy)
   --env NAME=VALUE   pin a hardened variable in every tier's tiershim.yaml (repeatable)
   --tiers LIST       which tier directories to write (default 1,2,3)
@@ -42,19 +47,17 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 
 nl='
 '
-prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs=
+prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos=
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
         -h|--help) usage; exit 0 ;;
-        --skills|--repos|--skills=*|--repos=*)
-            bad_usage "${1%%=*} is not supported by this version yet (skill discovery and path scope are not built)" ;;
         *) bad_usage "unknown argument $1" ;;
     esac
     case $opt in
@@ -66,6 +69,8 @@ while [ $# -gt 0 ]; do
         --env) envs="$envs$nl$val" ;;
         --tiers) tiers=$val ;;
         --group) group=$val ;;
+        --skills) skills=$val ;;
+        --repos) repos=$val ;;
     esac
 done
 [ -n "$prefix" ] || bad_usage "--prefix is required"
@@ -79,6 +84,10 @@ prefix=${prefix%/}
 case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, digits and . _ / + - only" ;; esac
 [ -z "$audit" ] || audit=$(abs "$audit")
 [ -z "$policy" ] || policy=$(abs "$policy")
+[ -z "$skills" ] || skills=$(abs "$skills")
+[ -z "$repos" ] || repos=$(abs "$repos")
+[ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
+[ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
 for n in $(echo "$tiers" | tr ',' ' '); do
     case $n in 1|2|3) ;; *) bad_usage "tier $n is not 1, 2 or 3" ;; esac
 done
@@ -201,6 +210,16 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     claim "$lib/tier$n/tiershim.yaml"
     claim "$lib/tier$n/profile"
 done
+# The shipped skills (unless --skills names another baseline): every file under skills/.
+shipped_skills=
+if [ -z "$skills" ] && [ -d "$here/skills" ]; then
+    claim "$lib/skills"
+    shipped_skills=$(cd "$here/skills" && find . -mindepth 1 | sed 's|^\./||' | sort)
+    IFS=$nl
+    for f in $shipped_skills; do claim "$lib/skills/$f"; done
+    IFS=$old_ifs
+    skills=$lib/skills
+fi
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -270,6 +289,25 @@ if [ -n "$audit" ]; then
     fi
 fi
 
+if [ -n "$shipped_skills" ]; then
+    mkdir -p "$lib/skills"
+    [ -z "$harden" ] || chown root:root "$lib/skills"
+    chmod 0755 "$lib/skills"
+    IFS=$nl
+    for f in $shipped_skills; do
+        IFS=$old_ifs
+        if [ -d "$here/skills/$f" ]; then
+            mkdir -p "$lib/skills/$f"
+            chmod 0755 "$lib/skills/$f"
+        else
+            cp "$here/skills/$f" "$lib/skills/.new"
+            chmod 0644 "$lib/skills/.new"
+            place "$lib/skills/.new" "$lib/skills/$f"
+        fi
+    done
+    IFS=$old_ifs
+fi
+
 for n in $(echo "$tiers" | tr ',' ' '); do
     dir=$lib/tier$n
     mkdir -p "$dir"
@@ -294,6 +332,11 @@ for n in $(echo "$tiers" | tr ',' ' '); do
         [ -z "$dry_pin" ] || echo "dry_run: true"
         [ -z "$policy" ] || echo "policy: $(yq "$policy")"
         [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
+        if [ -n "$skills" ] || [ -n "$repos" ]; then
+            echo "skills:"
+            [ -z "$skills" ] || echo "  baseline: $(yq "$skills")"
+            [ -z "$repos" ] || echo "  repos: $(yq "$repos")"
+        fi
         echo "real:"
         for t in $tools; do
             p=$(printf '%s' "$real_map" | sed -n "s|^$t ||p")

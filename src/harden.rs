@@ -5,6 +5,8 @@
 //! - [`exec_as_caller`]: open the real tool while the group is held, drop the group completely
 //!   (real, effective and saved gid), then execute the opened file (`execveat` with
 //!   `AT_EMPTY_PATH`, i.e. fexecve). The real tool runs with the caller's identity only.
+//! - [`command`]: a child the gate itself starts (the real git that works out the files a pull
+//!   request changes) gets the same treatment: opened with the group, run without it.
 //! - [`drop_group`]: the admin CLI (`tiershim shell`, `doctor`, …) never needs the group, so it
 //!   drops it before doing anything else.
 //!
@@ -12,9 +14,11 @@
 //! no-op or an ordinary exec.
 
 use std::ffi::CString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::FileExt;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::process::Command;
 
 use nix::fcntl::{AtFlags, FdFlag, OFlag};
 use nix::sys::stat::Mode;
@@ -75,4 +79,39 @@ pub fn exec_as_caller(real: &Path, argv: &[CString], envp: &[CString]) -> Error 
         Err(errno) => fail(std::io::Error::from(errno)),
         Ok(never) => match never {},
     }
+}
+
+/// A [`Command`] that runs the real tool at `real` as the caller. Without the group this is
+/// `Command::new(real)`. With it, the file is opened now (while the group is held) and the
+/// child, after dropping the group completely, executes it through `/proc/self/fd/N`, a path
+/// that needs no search permission on the directory the file lives in. Keep the returned
+/// descriptor alive until the command has been spawned.
+pub fn command(real: &Path, argv0: &std::ffi::OsStr) -> std::io::Result<(Command, Option<OwnedFd>)> {
+    if !held() {
+        let mut c = Command::new(real);
+        c.arg0(argv0);
+        return Ok((c, None));
+    }
+    let fd: OwnedFd = nix::fcntl::open(real, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())?;
+    let file = std::fs::File::from(fd);
+    let mut head = [0u8; 2];
+    if file.read_exact_at(&mut head, 0).is_ok() && &head == b"#!" {
+        // The interpreter opens /proc/self/fd/N after exec.
+        nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(FdFlag::empty()))?;
+    }
+    let real_gid = nix::unistd::getgid();
+    let mut c = Command::new(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    c.arg0(argv0);
+    // SAFETY: the closure runs in the forked child before exec and only makes the setresgid and
+    // getresgid system calls, which are async-signal-safe; it allocates nothing.
+    unsafe {
+        c.pre_exec(move || {
+            nix::unistd::setresgid(real_gid, real_gid, real_gid)?;
+            match nix::unistd::getresgid() {
+                Ok(r) if r.real == real_gid && r.effective == real_gid && r.saved == real_gid => Ok(()),
+                _ => Err(std::io::Error::other("the tiershim group is still held")),
+            }
+        });
+    }
+    Ok((c, Some(OwnedFd::from(file))))
 }

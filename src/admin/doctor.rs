@@ -7,7 +7,7 @@
 //! tiershim, and cannot be executed by the agent's user without the gate (also not as a copy on
 //! the system PATH); the passthrough tools are vetted; nothing the gate trusts is writable by the
 //! agent's user; the audit log can be appended to by the gate (and, hardened, by nothing else);
-//! the policy's examples pass.
+//! the policy's examples pass; the skills validate.
 //!
 //! It reads metadata and files; it executes nothing.
 
@@ -20,6 +20,7 @@ use crate::exit::Exit;
 use crate::install::{self, InstallConfig};
 use crate::policy::{Policy, check};
 use crate::sanitize::escape;
+use crate::skill::{Catalog, Sources};
 use crate::tool::Tool;
 use crate::vet::{self, ExecCapable};
 
@@ -188,9 +189,9 @@ pub fn run(a: Args) -> Exit {
         table,
     };
     check_rbash(&mut r);
-    let mut policies_checked = BTreeSet::new();
+    let mut seen = Seen::default();
     for (dir, cfg_path) in &dirs {
-        check_tier(&mut r, &install, dir, cfg_path, &mut policies_checked);
+        check_tier(&mut r, &install, dir, cfg_path, &mut seen);
     }
     if r.failed == 0 {
         println!("all checks hold");
@@ -251,7 +252,14 @@ fn check_rbash(r: &mut Report) {
     }
 }
 
-fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, policies: &mut BTreeSet<Option<PathBuf>>) {
+/// What has been checked once for the whole install (tiers usually share it).
+#[derive(Default)]
+struct Seen {
+    policies: BTreeSet<Option<PathBuf>>,
+    skills: BTreeSet<(Option<PathBuf>, Option<PathBuf>)>,
+}
+
+fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, seen: &mut Seen) {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dir_tier: Option<u8> = name.strip_prefix("tier").and_then(|n| n.parse().ok());
 
@@ -308,8 +316,12 @@ fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, polic
     check_not_writable(r, inst, dir, cfg_path, cfg.as_ref(), &name);
     if let Some(cfg) = &cfg {
         check_audit(r, inst, cfg, &name);
-        if policies.insert(cfg.policy.clone()) {
+        if seen.policies.insert(cfg.policy.clone()) {
             check_policy(r, cfg.policy.as_deref());
+        }
+        let sources = Sources::from_config(cfg.skills.as_ref());
+        if seen.skills.insert((sources.baseline.clone(), sources.repos.clone())) {
+            check_skills(r, &sources, cfg_path);
         }
     }
 }
@@ -493,6 +505,11 @@ fn check_not_writable(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Pat
         for p in cfg.real.values().chain(cfg.real_dirs.iter()) {
             paths.push(p.clone());
         }
+        // The baseline skills (the repositories are the agent's own work: their skills can only
+        // add rules).
+        if let Some(base) = cfg.skills.as_ref().and_then(|s| s.baseline.clone()) {
+            walk(&base, &mut paths);
+        }
     }
     let mut fine = true;
     for p in paths {
@@ -509,6 +526,44 @@ fn check_not_writable(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Pat
             "{name}: the directory, config, profile, binary, policy and real tools are not writable by {}",
             inst.agent.label
         ));
+    }
+}
+
+/// `dir` and everything under it.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_path_buf());
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+        && let Ok(rd) = std::fs::read_dir(dir)
+    {
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out);
+        }
+    }
+}
+
+fn check_skills(r: &mut Report, sources: &Sources, cfg_path: &Path) {
+    let catalog = Catalog::load(sources);
+    let errors = super::skills::errors(&catalog);
+    let shown = match (&sources.baseline, &sources.repos) {
+        (Some(b), Some(repos)) => format!("{} and {}/*/.claude-ops/skills", b.display(), repos.display()),
+        (Some(b), None) => b.display().to_string(),
+        (None, Some(repos)) => format!("the shipped skills and {}/*/.claude-ops/skills", repos.display()),
+        (None, None) => "the shipped skills".into(),
+    };
+    if errors.is_empty() {
+        r.ok(format!("skills ({shown}): {} skill files validate", catalog.skills.len()));
+        return;
+    }
+    for e in errors {
+        r.bad(
+            format!("skills ({shown}): {e}"),
+            format!(
+                "fix the skill; tiershim skills validate --config {} lists every finding",
+                cfg_path.display()
+            ),
+        );
     }
 }
 

@@ -81,6 +81,7 @@ fn a_sound_installation_passes_every_check() {
         "are not writable by ",
         "audit log",
         "✓ policy (embedded): ",
+        "skill files validate",
         "all checks hold",
     ] {
         assert!(out.contains(want), "{want:?} missing in:\n{out}");
@@ -269,6 +270,22 @@ fn a_policy_whose_examples_fail_fails_the_policy_check() {
     let r = s.inst.reinstall(&["--policy", policy.to_str().unwrap()]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     s.fails_with("examples", &[&format!("policy ({}) docker: ", policy.display()), "restart api"]);
+}
+
+#[test]
+fn a_skill_that_does_not_validate_fails_the_skills_check() {
+    let s = sound(&[]);
+    let skill = s.inst.prefix.join("lib/tiershim/skills/odd.md");
+    std::fs::write(&skill, "# Skill: odd\n\n## Tier Requirement\n\nNeeds an operator.\n").unwrap();
+    s.fails_with("skill", &["skills (", "odd.md: ", "tiershim skills validate --config"]);
+}
+
+#[test]
+fn a_baseline_skill_the_agent_can_write_fails_the_permissions_check() {
+    let s = sound(&[]);
+    let skill = s.inst.prefix.join("lib/tiershim/skills/git-pr.md");
+    chmod(&skill, 0o666);
+    s.fails_with("skill writable", &["git-pr.md can be changed by the agent"]);
 }
 
 #[test]

@@ -48,6 +48,10 @@ impl Account {
 
     /// Run `argv` as the user (its own groups only), with a small environment.
     fn run(&self, argv: &[&str], env: &[(&str, &str)]) -> Output {
+        self.run_in(Path::new("/"), argv, env)
+    }
+
+    fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
         // By absolute path: `env` may set PATH for the child, and Command would search that.
         Command::new("/usr/bin/setpriv")
             .arg(format!("--reuid={}", self.uid))
@@ -58,7 +62,7 @@ impl Account {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .envs(env.iter().copied())
-            .current_dir("/")
+            .current_dir(dir)
             .output()
             .unwrap()
     }
@@ -100,7 +104,24 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
 
     // Stub real tools (made by Installed::new before install.sh runs): gh records the gids its
     // process holds; tea is a copy of the ELF `echo`, to show binaries run from a descriptor too.
-    let inst = Installed::new_with(&["--harden", "--group", &acct.group], |real, runs| {
+    // git is a script that records the gids it runs with, then runs the system's git: the gate
+    // runs it itself to work out the files a pull request changes.
+    let git_gids = std::env::temp_dir().join(format!("tiershim-harden-git-{}.log", std::process::id()));
+    std::fs::write(&git_gids, "").unwrap();
+    std::fs::set_permissions(&git_gids, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
+    let system_git = ["/usr/bin/git", "/usr/local/bin/git"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap();
+    let repos = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(repos.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let repos_arg = repos.path().display().to_string();
+    let inst = Installed::new_with(&["--harden", "--group", &acct.group, "--repos", &repos_arg], |real, runs| {
+        let git = format!(
+            "#!/bin/sh\n/bin/grep '^Gid:' /proc/$$/status >> '{}'\nexec {system_git} \"$@\"\n",
+            git_gids.display()
+        );
+        std::fs::write(real.join("git"), git).unwrap();
         let gh = format!(
             "{}/bin/grep '^Gid:' /proc/$$/status >> '{}'\n",
             stub_text("gh", runs),
@@ -254,9 +275,63 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
     );
     must(Command::new("gpasswd").args(["-d", &acct.user, &acct.group]));
 
+    // A pull request: the gate runs the real git itself (as the user, without the group) to
+    // find the files it changes, and refuses the one that touches a Dockerfile.
+    let work = repos.path().join("infra");
+    std::fs::create_dir_all(&work).unwrap();
+    let g = |args: &[&str]| {
+        must(
+            Command::new(system_git)
+                .args(args)
+                .current_dir(&work)
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com"),
+        )
+    };
+    g(&["init", "-q", "-b", "main"]);
+    std::fs::write(work.join("README.md"), "infra\n").unwrap();
+    g(&["add", "-A"]);
+    g(&["commit", "-q", "-m", "base"]);
+    g(&["remote", "add", "origin", "https://github.com/ops/infra.git"]);
+    g(&["update-ref", "refs/remotes/origin/main", "main"]);
+    g(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    g(&["switch", "-q", "-c", "feat"]);
+    std::fs::write(work.join("Dockerfile"), "FROM scratch\n").unwrap();
+    g(&["add", "-A"]);
+    g(&["commit", "-q", "-m", "change"]);
+    must(
+        Command::new("chown")
+            .args(["-R", &format!("{}:{}", acct.uid, acct.gid)])
+            .arg(repos.path()),
+    );
+    inst.forget_runs();
+    let tier2 = inst.tier_dir(2);
+    let path2 = tier2.display().to_string();
+    let out = acct.run_in(
+        &work,
+        &[tier2.join("gh").to_str().unwrap(), "pr", "create", "-t", "t", "-b", "b"],
+        &[("PATH", &path2), ("CLAUDEOPS_TIER", "2")],
+    );
+    assert_eq!(out.status.code(), Some(77), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("SCOPE VIOLATION: Refusing to create PR modifying Dockerfile"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(inst.runs(), vec![]);
+    let gid_lines = std::fs::read_to_string(&git_gids).unwrap();
+    let _ = std::fs::remove_file(&git_gids);
+    assert!(!gid_lines.is_empty(), "the gate did not run git");
+    for l in gid_lines.lines() {
+        let gids: Vec<u32> = l.split_whitespace().skip(1).map(|g| g.parse().unwrap()).collect();
+        assert_eq!(gids, vec![acct.gid; 4], "git ran with: {l}");
+    }
+
     // Re-running the hardened install changes nothing.
     let before = crate::install::snapshot(&inst.prefix);
-    let r = inst.reinstall(&["--harden", "--group", &acct.group]);
+    let r = inst.reinstall(&["--harden", "--group", &acct.group, "--repos", &repos_arg]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(crate::install::snapshot(&inst.prefix), before);
     assert!(Path::new(&inst.audit).exists());

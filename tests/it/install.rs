@@ -88,8 +88,9 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
 
         let cfg = std::fs::read_to_string(dir.join("tiershim.yaml")).unwrap();
         let mut want = format!(
-            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nreal:\n",
-            inst.audit.display()
+            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
+            inst.audit.display(),
+            inst.prefix.join("lib/tiershim/skills").display()
         );
         for t in tools() {
             want.push_str(&format!("  {t}: '{}'\n", inst.real.join(&t).display()));
@@ -106,6 +107,19 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
         assert!(
             wrapper.ends_with(&format!("exec {}/bin/tiershim shell --tier {n} \"$@\"\n", inst.prefix.display())),
             "{wrapper}"
+        );
+    }
+    // The shipped skills, installed as the baseline.
+    let shipped: Vec<String> = std::fs::read_dir(repo().join("skills"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(shipped.len() >= 6);
+    for f in &shipped {
+        assert_eq!(
+            std::fs::read(inst.prefix.join("lib/tiershim/skills").join(f)).unwrap(),
+            std::fs::read(repo().join("skills").join(f)).unwrap(),
+            "{f}"
         );
     }
     // The pinned values are what the gate uses.
@@ -206,7 +220,14 @@ fn install_refuses_bad_arguments_before_changing_anything() {
         (vec!["--prefix", &p, "--env", "1X=y"], "not NAME=VALUE"),
         (vec!["--prefix", &p, "--env", "NOVALUE"], "not NAME=VALUE"),
         (vec!["--prefix", &p, "--group", "Bad Group"], "--group Bad Group"),
-        (vec!["--prefix", &p, "--skills", "/x"], "--skills is not supported"),
+        (
+            vec!["--prefix", &p, "--skills", "/nonexistent"],
+            "--skills /nonexistent is not a directory",
+        ),
+        (
+            vec!["--prefix", &p, "--repos", "/nonexistent"],
+            "--repos /nonexistent is not a directory",
+        ),
         (vec!["--prefix", &p, "--bogus"], "unknown argument --bogus"),
         (vec!["--tiers", "1"], "--prefix is required"),
         (vec!["--prefix"], "--prefix needs a value"),
@@ -265,4 +286,37 @@ fn a_passthrough_list_with_an_exec_capable_program_stops_the_install() {
     assert!(stderr.contains("awk can run a program or write a file"), "{stderr}");
     assert!(stderr.contains("nothing was installed"), "{stderr}");
     assert!(!prefix.exists());
+}
+
+#[test]
+fn skills_and_repos_name_the_baseline_and_the_repositories_instead_of_the_shipped_skills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    let repos = tmp.path().join("repos");
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::create_dir_all(&repos).unwrap();
+    let inst = Installed::new(&[
+        "--skills",
+        base.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--tiers",
+        "1",
+    ]);
+    let cfg = std::fs::read_to_string(inst.tier_dir(1).join("tiershim.yaml")).unwrap();
+    assert!(
+        cfg.contains(&format!(
+            "skills:\n  baseline: '{}'\n  repos: '{}'\n",
+            base.display(),
+            repos.display()
+        )),
+        "{cfg}"
+    );
+    assert!(!inst.prefix.join("lib/tiershim/skills").exists());
+    let out = Command::new(inst.tiershim())
+        .args(["skills", "list", "--config"])
+        .arg(inst.tier_dir(1).join("tiershim.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
