@@ -136,7 +136,7 @@ pub fn run(a: Args) -> Exit {
         Some(cfg) => {
             let dir = cfg.parent().unwrap_or(Path::new("/")).to_path_buf();
             let installed = dir.join("../../../bin/tiershim");
-            let binary = if installed.is_file() { installed } else { own_exe() };
+            let binary = std::fs::canonicalize(&installed).unwrap_or_else(|_| own_exe());
             (vec![(dir, cfg.clone())], binary)
         }
         None => {
