@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/target/x86_64-unknown-linux-gnu/release/tiershim}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-demo=$here/demo
+demo=${DEMO_DIR:-$here/demo}   # the tests run it elsewhere
 prefix=$demo/prefix
 tiershim=$prefix/bin/tiershim
 
@@ -78,8 +78,8 @@ agent() {
 }
 export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.com GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.com
 
-say "Installed into ${prefix#"$here"/}; the agent's shell is rbash with PATH = one tier directory"
-agent 1 'echo "PATH=$PATH"; ls "$PATH" | column -c 100'
+say "Installed into $prefix; the agent's shell is rbash with PATH = one tier directory"
+agent 1 'echo "PATH=$PATH"; ls -C -w 100 "$PATH"'
 
 say "Tier 1 observes: reads run"
 agent 1 'git status --short --branch'
@@ -126,14 +126,14 @@ rc=${PIPESTATUS[0]}
 set -e
 printf '    %s(exit %s)%s\n' "$dim" "$rc" "$off"
 
-say "The audit trail: one JSON line per decision (${demo#"$here"/}/audit.jsonl)"
+say "The audit trail: one JSON line per decision ($demo/audit.jsonl; there is no \`tiershim audit\` report yet)"
 if command -v jq >/dev/null 2>&1; then
-    jq -r '[.verdict, "tier \(.tier.effective)", .tool + " " + (.argv | join(" ")), .rule] | @tsv' "$demo/audit.jsonl" \
-        | column -t -s "$(printf '\t')" | sed 's/^/    /'
+    jq -r '"    \(.verdict + "        " | .[0:8]) tier \(.tier.effective)  \(.rule + (" " * 24) | .[0:24]) \(.tool) \(.argv | join(" "))"' \
+        "$demo/audit.jsonl" | cut -c1-150
     printf '    %s\n' "$(jq -r .verdict "$demo/audit.jsonl" | sort | uniq -c | tr '\n' ' ')"
 else
     cut -c1-160 "$demo/audit.jsonl" | sed 's/^/    /'
 fi
 echo
-echo "Explain any call without running it:  ${prefix#"$here"/}/bin/tiershim explain --tier 2 -- docker compose up -d api"
-echo "Enter the tier-1 shell yourself:       ${prefix#"$here"/}/bin/rbash-tier1"
+echo "Explain any call without running it:  $tiershim explain --tier 2 -- docker compose up -d api"
+echo "Enter the tier-1 shell yourself:       $prefix/bin/rbash-tier1"

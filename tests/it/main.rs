@@ -9,6 +9,7 @@ mod installed;
 
 mod bad_input;
 mod corpus;
+mod demo;
 mod doctor;
 mod explain;
 mod gate;
