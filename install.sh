@@ -127,7 +127,9 @@ old_manifest=
 [ -f "$manifest" ] && old_manifest=$(cat "$manifest")
 new_manifest=
 
-in_old() { printf '%s\n' "$old_manifest" | grep -Fqx -- "$1"; }
+# Membership tests without a process per path: the list is wrapped in newlines.
+in_list() { case "$nl$2$nl" in *"$nl$1$nl"*) return 0 ;; esac; return 1; }
+in_old() { in_list "$1" "$old_manifest"; }
 # Record a path as ours. A path that exists and was not ours stops the install.
 claim() {
     if { [ -e "$1" ] || [ -L "$1" ]; } && ! in_old "$1"; then
@@ -154,16 +156,21 @@ find_real() {
     return 1
 }
 
-# Find a passthrough tool in the system directories only (not the caller's PATH).
-find_system() {
+# The passthrough tools, each found in the system directories only (not the caller's PATH):
+# one `NAME TIERS PATH` line per tool that is installed.
+passthrough=
+while read -r name ptiers _; do
+    case $name in ''|'#'*) continue ;; esac
+    found=
     for d in /usr/local/bin /usr/bin /bin /usr/local/sbin /usr/sbin /sbin; do
-        if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then
-            printf '%s\n' "$d/$1"
-            return 0
-        fi
+        if [ -f "$d/$name" ] && [ -x "$d/$name" ]; then found=$d/$name; break; fi
     done
-    return 1
-}
+    if [ -n "$found" ]; then
+        passthrough="$passthrough$name $ptiers $found$nl"
+    else
+        echo "install.sh: passthrough $name is not installed; the tiers go without it" >&2
+    fi
+done < "$here/shims/passthrough"
 
 # What --harden copies for a tool: the file itself, except Debian's psql, which is a link to
 # the pg_wrapper Perl script. pg_wrapper picks the program from its own name ($0), which is
@@ -203,10 +210,12 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     claim "$prefix/bin/rbash-tier$n"
     claim "$lib/tier$n"
     for t in $tools; do claim "$lib/tier$n/$t"; done
-    while read -r name ptiers; do
-        case $name in ''|'#'*) continue ;; esac
-        case ",$ptiers," in *",$n,"*) find_system "$name" >/dev/null && claim "$lib/tier$n/$name" ;; esac
-    done < "$here/shims/passthrough"
+    while read -r name ptiers _; do
+        [ -n "$name" ] || continue
+        case ",$ptiers," in *",$n,"*) claim "$lib/tier$n/$name" ;; esac
+    done <<EOF
+$passthrough
+EOF
     claim "$lib/tier$n/tiershim.yaml"
     claim "$lib/tier$n/profile"
 done
@@ -316,15 +325,12 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     for t in $tools; do
         link ../../../bin/tiershim "$dir/$t"
     done
-    while read -r name ptiers; do
-        case $name in ''|'#'*) continue ;; esac
-        case ",$ptiers," in *",$n,"*) ;; *) continue ;; esac
-        if p=$(find_system "$name"); then
-            link "$p" "$dir/$name"
-        else
-            echo "install.sh: passthrough $name is not installed; tier $n goes without it" >&2
-        fi
-    done < "$here/shims/passthrough"
+    while read -r name ptiers p; do
+        [ -n "$name" ] || continue
+        case ",$ptiers," in *",$n,"*) link "$p" "$dir/$name" ;; esac
+    done <<EOF
+$passthrough
+EOF
 
     {
         echo "# Written by install.sh; re-running it rewrites this file."
@@ -370,7 +376,7 @@ stale=$(printf '%s' "$old_manifest" | sed '1!G;h;$!d')
 IFS=$nl
 for p in $stale; do
     IFS=$old_ifs
-    printf '%s' "$new_manifest" | grep -Fqx -- "$p" && continue
+    in_list "$p" "$new_manifest" && continue
     if [ -d "$p" ] && [ ! -L "$p" ]; then
         if ! rmdir "$p" 2>/dev/null; then
             echo "install.sh: left $p (it holds files install.sh did not create)" >&2

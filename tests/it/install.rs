@@ -9,8 +9,8 @@ use std::process::Command;
 use crate::harness::bin;
 use crate::installed::{Installed, repo, run_install, tools};
 
-/// Every path under `root` with its type, mode, owner, link target or content digest, and (for
-/// files) modification time: two equal snapshots mean nothing was written in between.
+/// Every path under `root` with its type, mode, owner, link target, and for files the inode,
+/// size and modification time: two equal snapshots mean nothing was written or replaced.
 pub fn snapshot(root: &Path) -> Vec<String> {
     fn walk(p: &Path, out: &mut Vec<String>) {
         let m = std::fs::symlink_metadata(p).unwrap();
