@@ -2,7 +2,8 @@
 # `make demo`: install tiershim into ./demo/ with the bundled policy and skills, make a
 # throw-away git repository whose remote is served by `git daemon` on 127.0.0.1 (the gate turns
 # git's file transport off), and walk through what an agent in the restricted shell of tier 1
-# and tier 2 can and cannot do. Every exit code shown is the real one.
+# and tier 2 can and cannot do, ending with `tiershim audit` of what happened. Every exit code
+# shown is the real one.
 #
 # git is the real one. gh, tea, docker and psql are stand-ins that print what they received
 # (no GitHub, Gitea, Docker daemon or database is needed, and nothing leaves this machine).
@@ -126,14 +127,12 @@ rc=${PIPESTATUS[0]}
 set -e
 printf '    %s(exit %s)%s\n' "$dim" "$rc" "$off"
 
-say "The audit trail: one JSON line per decision ($demo/audit.jsonl; there is no \`tiershim audit\` report yet)"
-if command -v jq >/dev/null 2>&1; then
-    jq -r '"    \(.verdict + "        " | .[0:8]) tier \(.tier.effective)  \(.rule + (" " * 24) | .[0:24]) \(.tool) \(.argv | join(" "))"' \
-        "$demo/audit.jsonl" | cut -c1-150
-    printf '    %s\n' "$(jq -r .verdict "$demo/audit.jsonl" | sort | uniq -c | tr '\n' ' ')"
-else
-    cut -c1-160 "$demo/audit.jsonl" | sed 's/^/    /'
-fi
+say "The audit trail: one JSON line per decision, summarised by tiershim audit"
+set +e
+"$tiershim" audit --config "$prefix/lib/tiershim/tier1/tiershim.yaml" | sed 's/^/    /'
+rc=${PIPESTATUS[0]}
+set -e
+printf '    %s(exit %s)%s\n' "$dim" "$rc" "$off"
 echo
 echo "Explain any call without running it:  $tiershim explain --tier 2 -- docker compose up -d api"
 echo "Enter the tier-1 shell yourself:       $prefix/bin/rbash-tier1"

@@ -523,7 +523,7 @@ fn check_not_writable(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Pat
     }
     if fine {
         r.ok(format!(
-            "{name}: the directory, config, profile, binary, policy and real tools are not writable by {}",
+            "{name}: the directory, config, profile, binary, policy, baseline skills and real tools are not writable by {}",
             inst.agent.label
         ));
     }

@@ -1,8 +1,10 @@
 //! `tiershim <command>`: the admin CLI (clap). Each subcommand calls the same library code as
 //! the gate; none executes anything it is asked about.
 
+mod audit;
 mod doctor;
 mod explain;
+mod inventory;
 mod policy_check;
 mod shell;
 mod skills;
@@ -41,6 +43,10 @@ enum Command {
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
     /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
     Doctor(doctor::Args),
+    /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
+    Inventory(inventory::Args),
+    /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
+    Audit(audit::Args),
     /// The skills an install reads: list, show one, validate.
     Skills {
         #[command(subcommand)]
@@ -78,5 +84,7 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Shell(a) => shell::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
         Command::Skills { command, common } => skills::run(command, common),
+        Command::Inventory(a) => inventory::run(ctx, a),
+        Command::Audit(a) => audit::run(ctx, a),
     }
 }

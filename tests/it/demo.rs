@@ -59,4 +59,7 @@ fn the_demo_walks_through_both_tiers_and_shows_real_exit_codes() {
     // The doctor's verdict on the unhardened demo is shown with its own exit code.
     assert!(text.contains("check(s) failed\n    (exit 78)"), "{text}");
     assert!(!tmp.path().join("demo/repos/ops/copy").exists());
+    // It ends with the audit report of what happened.
+    assert!(text.contains("scope violations (1):"), "{text}");
+    assert!(text.contains("Dockerfile matches denied pattern Dockerfile*"), "{text}");
 }

@@ -7,6 +7,8 @@
 mod harness;
 mod installed;
 
+mod inventory;
+
 mod bad_input;
 mod corpus;
 mod demo;
@@ -14,6 +16,8 @@ mod doctor;
 mod explain;
 mod gate;
 mod harden;
+mod http;
+mod http_server;
 mod install;
 mod real_tools;
 mod scope;
