@@ -74,6 +74,8 @@ impl Variant {
     /// One fork+exec+wait; the child's rusage gives its peak memory (before and after exec).
     fn run_once(&mut self) -> Duration {
         let start = Instant::now();
+        // Reaped by wait4 below, which also returns the child's rusage.
+        #[allow(clippy::zombie_processes)]
         let child = self.cmd.spawn().unwrap();
         let mut status = 0;
         // SAFETY: rusage is plain data the kernel fills in; the pid is our own child's.
