@@ -202,10 +202,23 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
     // The restricted shell does not hand the group to the agent's shell.
     inst.forget_runs();
     let out = acct.run(
-        &[inst.tiershim().to_str().unwrap(), "shell", "--tier", "1", "-c", "id -G; docker ps"],
+        &[
+            inst.tiershim().to_str().unwrap(),
+            "shell",
+            "--tier",
+            "1",
+            "-c",
+            "(CLAUDEOPS_TIER=3); id -G; docker ps",
+        ],
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The profile was read (bash skips startup files while it holds a group it was not given).
+    assert!(
+        text(&out.stderr).contains("CLAUDEOPS_TIER: readonly variable"),
+        "{}",
+        text(&out.stderr)
+    );
     let stdout = text(&out.stdout);
     let groups: Vec<u32> = stdout
         .lines()
