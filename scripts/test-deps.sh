@@ -10,6 +10,8 @@ needs='
 git git
 curl curl
 rbash bash
+setpriv util-linux
+useradd passwd
 gh gh
 socat socat
 openssl openssl

@@ -144,6 +144,10 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
         Ok(x) => x,
         Err(e) => return e,
     };
+    if crate::harden::held() {
+        // Hardened install: the real tool is only reachable while the group is held.
+        return crate::harden::exec_as_caller(real, &argv, &envp);
+    }
     match nix::unistd::execve(&path, &argv, &envp) {
         Err(errno) => fail(std::io::Error::from(errno)),
         Ok(never) => match never {},

@@ -2,9 +2,11 @@
 //! the gate; none executes anything it is asked about.
 
 mod audit;
+mod doctor;
 mod explain;
 mod inventory;
 mod policy_check;
+mod shell;
 mod skills;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +38,11 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
+    Shell(shell::Args),
+    /// Check an installation: links, config, real tools out of the agent's reach, passthrough
+    /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
+    Doctor(doctor::Args),
     /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
     Inventory(inventory::Args),
     /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
@@ -51,11 +58,18 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum PolicyCommand {
-    /// Load a policy (the embedded default, or DIR), run every rule's examples, and report.
+    /// Load a policy (the embedded default, or DIR), run every rule's examples, vet the
+    /// passthrough list, and report.
     Check(policy_check::Args),
 }
 
 pub fn run(ctx: &Context) -> Exit {
+    // The admin CLI never needs the setgid group of a hardened install; `tiershim shell` in
+    // particular must not hand it to the agent's shell.
+    if let Err(e) = crate::harden::drop_group() {
+        eprintln!("tiershim: {e}");
+        return Exit::Internal;
+    }
     let argv = std::iter::once(std::ffi::OsString::from("tiershim")).chain(ctx.args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
@@ -67,6 +81,8 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Shell(a) => shell::run(ctx, a),
+        Command::Doctor(a) => doctor::run(a),
         Command::Skills { command, common } => skills::run(command, common),
         Command::Inventory(a) => inventory::run(ctx, a),
         Command::Audit(a) => audit::run(ctx, a),

@@ -5,15 +5,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod harness;
+mod installed;
 
 mod inventory;
 
 mod bad_input;
 mod corpus;
+mod demo;
+mod doctor;
 mod explain;
 mod gate;
+mod harden;
 mod http;
 mod http_server;
+mod install;
 mod real_tools;
 mod scope;
+mod shell;
 mod skills;
