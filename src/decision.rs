@@ -104,8 +104,8 @@ struct Finding {
     instead: Option<String>,
 }
 
-fn matches(rule: &Rule, action: &Action) -> bool {
-    rule.verbs.contains(&action.verb) && rule.when.iter().all(|m| action.has(m))
+fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
+    rule.verbs.iter().any(|v| v == verb) && rule.when.iter().all(|m| action.has(m))
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
@@ -135,10 +135,18 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
     }
 }
 
-/// The strictest rule matching one action; unclassified verbs are never allowed.
+/// The strictest rule matching one action; unclassified verbs are never allowed. Rules that
+/// name the action's own verb are used when there are any, else those naming its fallback
+/// (class) verb.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
+    let mut verb = action.verb.as_str();
+    if !policy.rules.iter().any(|r| r.verbs.iter().any(|v| v == verb))
+        && let Some(f) = &action.fallback
+    {
+        verb = f;
+    }
     let mut best: Option<(&Rule, usize)> = None;
-    for rule in policy.rules.iter().filter(|r| matches(r, action)) {
+    for rule in policy.rules.iter().filter(|r| matches(r, verb, action)) {
         // Strictest wins; among equals, the more specific rule (more `when` marks) explains it.
         let better = match best {
             None => true,
@@ -181,6 +189,35 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         format!("{tool} {} {}", escape(flag), escape(value)),
                         format!("{} {} does not match {pinned}", escape(flag), escape(value)),
                         &format!("drop {} and use the endpoint this install pins", escape(flag)),
+                    ));
+                }
+            }
+            Claim::PinnedIfSet {
+                var,
+                value,
+                flag,
+                exclusive,
+            } => {
+                let shown = format!("{} {}", escape(flag), escape(value));
+                if let Some(p) = req.pinned.get(*var) {
+                    if p != value {
+                        out.push(never(
+                            tool,
+                            policy,
+                            "pinned",
+                            format!("{tool} {shown}"),
+                            format!("{shown} does not match the pinned {var}={}", escape(p)),
+                            &format!("drop {} and use the {var} this install pins", escape(flag)),
+                        ));
+                    }
+                } else if let Some(x) = exclusive.iter().find(|x| req.pinned.contains_key(**x)) {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "pinned",
+                        format!("{tool} {shown}"),
+                        format!("{shown} overrides the pinned {x}"),
+                        &format!("drop {} and use the {x} this install pins", escape(flag)),
                     ));
                 }
             }

@@ -17,6 +17,7 @@ use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::script_input;
 use crate::tool::Tool;
 
 /// Run a gated call. Returns only when the tool was not executed.
@@ -90,6 +91,8 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
         Err(inv) => (inv.args.clone(), inv),
     };
+    // Scripts the call reads (psql -f, stdin) are read now and judged with the call.
+    let (inv, scripts) = script_input::gather(tool, &args, inv, &ctx.cwd);
     let req = request(&cfg, &policy, &inv, &var);
     let d = decision::decide(&inv, &policy, &req);
     let skill = shown_skill(&d, &var);
@@ -101,7 +104,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     if d.verdict == Verdict::Allow {
         match exec::resolve_real(&cfg, tool) {
             Ok(p) => {
-                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg);
+                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg, d.effective_tier);
                 real = Some(p);
             }
             Err(e) => failure = Some(e),
@@ -164,7 +167,15 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     }
     eprintln!("{}", decision::render(&d, &skill, &shown_args));
     match (d.verdict, real) {
-        (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
+        (Verdict::Allow, Some(real)) => {
+            // The real tool reads the scripts exactly as they were judged (script_input).
+            let sealed = scripts.map(|g| g.seal(&args)).transpose()?;
+            if let Some(s) = &sealed {
+                s.install()?;
+            }
+            let args = sealed.as_ref().map_or(&args, |s| &s.args);
+            Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
+        }
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
         (Verdict::DryRun, _) => Ok(Exit::Ok),
         (Verdict::Refuse, _) => Ok(Exit::Refused),

@@ -19,6 +19,7 @@ pub mod grammar;
 pub mod install;
 pub mod policy;
 pub mod sanitize;
+pub mod script_input;
 pub mod tool;
 
 use context::Context;

@@ -61,6 +61,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
     };
     let inv = grammar::parse(tool, args);
+    // Scripts are judged as the gate judges them: -f files from this directory, a piped stdin.
+    let (inv, _) = crate::script_input::gather(tool, args, inv, &ctx.cwd);
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
         tier: 3,

@@ -2,6 +2,8 @@
 //! override policy loads, by `tiershim policy check`, and by the test suite for the embedded
 //! policy. An example is judged at its rule's tier:
 //!
+//! Examples may say what stdin holds (`stdin:` text, or `terminal: true`).
+//!
 //! - `allow` argv: allowed at the rule's tier *by this rule*, and refused one tier below;
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
@@ -23,7 +25,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             Required::Never => 3,
         };
         for argv in &ex.allow {
-            let d = judge(policy, argv, tier);
+            let d = judge(policy, argv, tier, &ex.inputs);
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
@@ -35,7 +37,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
                 ));
             }
             if tier > 1 {
-                let below = judge(policy, argv, tier - 1);
+                let below = judge(policy, argv, tier - 1, &ex.inputs);
                 if below.verdict != Verdict::Refuse {
                     out.push(format!(
                         "rule {}: allow example `{} {}` is not refused at tier {}",
@@ -48,7 +50,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in &ex.refuse {
-            let d = judge(policy, argv, tier);
+            let d = judge(policy, argv, tier, &ex.inputs);
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -65,8 +67,8 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
     out
 }
 
-fn judge(policy: &Policy, argv: &[String], tier: u8) -> crate::decision::Decision {
-    let inv = grammar::parse(policy.tool, argv);
+fn judge(policy: &Policy, argv: &[String], tier: u8, inputs: &grammar::Inputs) -> crate::decision::Decision {
+    let inv = grammar::parse_with(policy.tool, argv, inputs);
     let req = Request {
         ceiling: 3,
         env_tier: Some(tier.to_string()),
@@ -97,6 +99,7 @@ mod tests {
             assert_eq!(a.rules, b.rules, "{tool}");
             assert_eq!(a.reset, b.reset, "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
+            assert_eq!(a.set_by_tier, b.set_by_tier, "{tool}");
         }
     }
 }

@@ -66,6 +66,12 @@ pub struct ExamplesFile {
     pub allow: Vec<Vec<String>>,
     #[serde(default)]
     pub refuse: Vec<Vec<String>>,
+    /// What stdin holds for these examples (a script the tool reads), when it matters.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// stdin is a terminal for these examples.
+    #[serde(default)]
+    pub terminal: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -101,6 +107,10 @@ pub struct EnvFile {
     /// they override settings an agent could plant in a config file it can write.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+    /// Values forced at one effective tier, over everything else, the operator's pins included
+    /// (psql's `PGOPTIONS=-c default_transaction_read_only=on` at tiers 1 and 2).
+    #[serde(default)]
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,6 +148,8 @@ pub struct Rule {
 pub struct Examples {
     pub allow: Vec<Vec<String>>,
     pub refuse: Vec<Vec<String>>,
+    /// The scripts the examples read, as the gate would have read them.
+    pub inputs: crate::grammar::Inputs,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -150,6 +162,8 @@ pub struct Policy {
     pub must_match: Vec<String>,
     /// Forced values (common + tool), applied unless the operator pinned the variable.
     pub set: BTreeMap<String, String>,
+    /// Forced values per effective tier; they win over `set` and over pins.
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -287,6 +301,14 @@ impl Policy {
                     .map(|e| Examples {
                         allow: e.allow,
                         refuse: e.refuse,
+                        inputs: crate::grammar::Inputs {
+                            stdin: match (e.terminal, e.stdin) {
+                                (true, _) => crate::grammar::Input::Terminal,
+                                (false, Some(text)) => crate::grammar::Input::Text(text),
+                                (false, None) => crate::grammar::Input::Unread,
+                            },
+                            files: Vec::new(),
+                        },
                     })
                     .unwrap_or_default(),
             );
@@ -306,6 +328,13 @@ impl Policy {
         must_match.extend(file.env.must_match);
         let mut set = common.env.set.clone();
         set.extend(file.env.set);
+        let mut set_by_tier = common.env.set_by_tier.clone();
+        for (tier, vars) in file.env.set_by_tier {
+            if !(1..=3).contains(&tier) {
+                return Err(policy_err(&source, format!("env.set_by_tier: tier {tier} is not 1, 2 or 3")));
+            }
+            set_by_tier.entry(tier).or_default().extend(vars);
+        }
         Ok(Policy {
             tool,
             source,
@@ -313,6 +342,7 @@ impl Policy {
             reset,
             must_match,
             set,
+            set_by_tier,
             rules,
             examples,
         })
