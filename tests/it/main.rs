@@ -8,6 +8,8 @@ mod harness;
 
 mod bad_input;
 mod corpus;
+mod dbserver;
 mod explain;
 mod gate;
+mod postgres;
 mod real_tools;
