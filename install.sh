@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lay out a tiershim installation:
 #   <prefix>/bin/tiershim
-#   <prefix>/lib/tiershim/tier<N>/{gh,tea,docker,psql,curl,git -> ../../../bin/tiershim, tiershim.yaml}
+#   <prefix>/lib/tiershim/tier<N>/{gh,tea,docker,psql,mysql,curl,git -> ../../../bin/tiershim, tiershim.yaml}
 #
 # POSIX sh, idempotent, no network. Re-running converges: links and tiershim.yaml are rewritten,
 # nothing else is touched.

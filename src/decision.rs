@@ -198,7 +198,12 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                 flag,
                 exclusive,
             } => {
-                let shown = format!("{} {}", escape(flag), escape(value));
+                // `-uroot` and `--user=root` already carry the value.
+                let shown = if flag.ends_with(value.as_str()) {
+                    escape(flag).into_owned()
+                } else {
+                    format!("{} {}", escape(flag), escape(value))
+                };
                 if let Some(p) = req.pinned.get(*var) {
                     if p != value {
                         out.push(never(

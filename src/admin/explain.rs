@@ -37,7 +37,7 @@ pub struct Args {
 pub fn run(ctx: &Context, a: Args) -> Exit {
     let Some(tool) = Tool::from_name(&a.call[0]) else {
         eprintln!(
-            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, curl, git)",
+            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, mysql, curl, git)",
             escape(&a.call[0])
         );
         return Exit::Usage;

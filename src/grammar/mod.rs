@@ -11,6 +11,7 @@ pub mod curl;
 pub mod docker;
 pub mod gh;
 pub mod git;
+pub mod mysql;
 pub mod psql;
 pub mod sql;
 pub mod tea;
@@ -165,6 +166,7 @@ pub fn parse_with(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation {
         Tool::Tea => tea::parse(args),
         Tool::Docker => docker::parse(args),
         Tool::Psql => psql::parse_with(args, inputs),
+        Tool::Mysql => mysql::parse_with(args, inputs),
         Tool::Curl => curl::parse(args),
         Tool::Git => git::parse(args),
     }
@@ -175,6 +177,7 @@ pub fn parse_with(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation {
 pub fn sources(tool: Tool, args: &[String]) -> Sources {
     match tool {
         Tool::Psql => psql::sources(args),
+        Tool::Mysql => mysql::sources(args),
         Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git => Sources::default(),
     }
 }
@@ -215,6 +218,7 @@ pub fn prepend(tool: Tool) -> &'static [&'static str] {
     match tool {
         Tool::Curl => curl::PREPEND,
         Tool::Psql => psql::PREPEND,
+        Tool::Mysql => mysql::PREPEND,
         Tool::Gh => gh::PREPEND,
         Tool::Tea => tea::PREPEND,
         Tool::Docker => docker::PREPEND,

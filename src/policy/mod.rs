@@ -175,6 +175,7 @@ fn embedded_json(tool: Tool) -> &'static str {
         Tool::Tea => include_str!(concat!(env!("OUT_DIR"), "/policy/tea.json")),
         Tool::Docker => include_str!(concat!(env!("OUT_DIR"), "/policy/docker.json")),
         Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
+        Tool::Mysql => include_str!(concat!(env!("OUT_DIR"), "/policy/mysql.json")),
         Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
         Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
     }
@@ -189,6 +190,7 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
         Tool::Tea => include_str!("../../policy/tea.yaml"),
         Tool::Docker => include_str!("../../policy/docker.yaml"),
         Tool::Psql => include_str!("../../policy/psql.yaml"),
+        Tool::Mysql => include_str!("../../policy/mysql.yaml"),
         Tool::Curl => include_str!("../../policy/curl.yaml"),
         Tool::Git => include_str!("../../policy/git.yaml"),
     }

@@ -183,6 +183,10 @@ fn corpus_psql() {
     run_tool("psql");
 }
 #[test]
+fn corpus_mysql() {
+    run_tool("mysql");
+}
+#[test]
 fn corpus_curl() {
     run_tool("curl");
 }

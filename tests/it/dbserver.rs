@@ -65,8 +65,10 @@ fn watchdog(pid: u32, signal: &str, dir: &Path) {
         me = std::process::id(),
         dir = dir.display()
     );
+    // Started in the background by a shell that exits at once (and is waited for), so the
+    // watchdog is nobody's child here.
     let mut cmd = Command::new("/bin/sh");
-    cmd.args(["-c", &script])
+    cmd.args(["-c", &format!("( {script} ) &")])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -78,7 +80,8 @@ fn watchdog(pid: u32, signal: &str, dir: &Path) {
             Ok(())
         });
     }
-    cmd.spawn().expect("spawn watchdog");
+    let status = cmd.status().expect("spawn watchdog");
+    assert!(status.success(), "watchdog: {status}");
 }
 
 fn wait_until(what: &str, log: &Path, mut ready: impl FnMut() -> bool) {
@@ -99,6 +102,8 @@ fn wait_until(what: &str, log: &Path, mut ready: impl FnMut() -> bool) {
 // PostgreSQL
 
 pub struct Pg {
+    /// The server; stopped by the watchdog, never waited for here.
+    _server: std::process::Child,
     /// The socket directory (PGHOST).
     pub sock: PathBuf,
     pub port: u16,
@@ -179,6 +184,7 @@ fn start_pg() -> Pg {
     // SIGINT: PostgreSQL's fast shutdown.
     watchdog(child.id(), "INT", &base);
     let pg = Pg {
+        _server: child,
         sock,
         port,
         psql: bin.join("psql"),
@@ -235,6 +241,8 @@ impl Pg {
 // MariaDB
 
 pub struct Maria {
+    /// The server; stopped by the watchdog, never waited for here.
+    _server: std::process::Child,
     pub socket: PathBuf,
     pub client: PathBuf,
 }
@@ -307,7 +315,11 @@ fn start_maria() -> Maria {
     }
     let child = cmd.spawn().expect("start mariadbd");
     watchdog(child.id(), "TERM", &base);
-    let m = Maria { socket, client };
+    let m = Maria {
+        _server: child,
+        socket,
+        client,
+    };
     wait_until("mariadbd", &log, || m.try_sql("", "select 1").is_ok());
     m
 }

@@ -11,5 +11,6 @@ mod corpus;
 mod dbserver;
 mod explain;
 mod gate;
+mod mariadb;
 mod postgres;
 mod real_tools;

@@ -348,8 +348,7 @@ fn an_interactive_psql_is_refused_below_tier_3() {
         assert!(master >= 0);
         assert_eq!(libc::grantpt(master), 0);
         assert_eq!(libc::unlockpt(master), 0);
-        let name = std::ffi::CStr::from_ptr(libc::ptsname(master)).to_string_lossy().into_owned();
-        name
+        std::ffi::CStr::from_ptr(libc::ptsname(master)).to_string_lossy().into_owned()
     };
     for tier in [1, 2] {
         let tty = std::fs::OpenOptions::new().read(true).write(true).open(&slave).unwrap();
