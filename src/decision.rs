@@ -4,13 +4,15 @@
 //! `decide` is pure: everything that needs I/O (the install config, the caller's environment,
 //! the real gh's path) is gathered before and passed in as [`Request`]. A refusal is a value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::grammar::{Action, Claim, Invocation};
-use crate::policy::{Policy, Required, Rule};
+use crate::policy::{Policy, Required, Rule, ScopeKind};
 use crate::sanitize::escape;
+use crate::scope::{Rules, Violation};
 use crate::tool::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,6 +50,64 @@ pub struct Request {
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
     pub real_gh: Vec<String>,
+    /// What I/O found out for this call (skills, changed files), when the decision asked.
+    pub facts: Facts,
+}
+
+/// Facts gathered by I/O before `decide()` (see `facts.rs`). Empty until a first decision says
+/// what it [`Needs`]; a decision that lacks a fact it needs refuses.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// Per skill name consulted, the Tier Requirement that binds (the highest of its files).
+    /// `Some` once skills were consulted (a name without a requirement is absent).
+    pub skill_tiers: Option<BTreeMap<String, SkillTier>>,
+    /// The path patterns of every skill, when a scope check needs them.
+    pub scope_rules: Option<Arc<Rules>>,
+    /// Per action index: the files the action changes, or why they could not be worked out.
+    pub changes: BTreeMap<usize, Result<Changes, String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillTier {
+    pub tier: u8,
+    /// The skill file that asks for it.
+    pub file: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub files: Vec<String>,
+    /// How they were worked out (`git diff --name-only origin/main...HEAD`).
+    pub how: String,
+    /// The repository under `skills.repos` they belong to, if any.
+    pub repo: Option<String>,
+}
+
+/// The facts a decision lacked. Empty when the decision is final.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// Skills whose Tier Requirement applies to a call that changes something.
+    pub skills: BTreeSet<String>,
+    /// Actions (by index) whose changed files a scope check needs.
+    pub scope: Vec<(usize, ScopeKind)>,
+}
+
+impl Needs {
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty() && self.scope.is_empty()
+    }
+}
+
+/// What the scope check of a decision looked at and found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScopeReport {
+    pub check: ScopeKind,
+    /// How the files were worked out.
+    pub how: String,
+    pub files: Vec<String>,
+    /// The skill files whose patterns were applied.
+    pub rules_from: Vec<String>,
+    pub violations: Vec<Violation>,
 }
 
 /// The effective tier and, when the environment asked for something odd, why.
@@ -92,6 +152,12 @@ pub struct Decision {
     pub instead: Option<String>,
     /// Why the effective tier is what it is, when the environment asked for something odd.
     pub tier_note: Option<String>,
+    /// The path-scope check, when one ran.
+    pub scope: Option<ScopeReport>,
+    /// Facts the decision lacked; when not empty the verdict is a provisional refusal, and the
+    /// gate gathers them and decides again.
+    #[serde(skip)]
+    pub needs: Needs,
 }
 
 /// One candidate: the requirement and where it came from.
@@ -102,6 +168,11 @@ struct Finding {
     what: String,
     reason: String,
     instead: Option<String>,
+    /// The action it judges, for findings from a rule (not claims).
+    action: Option<usize>,
+    /// Scope checks the matching rules ask for, and their file limits per tier.
+    scope: Option<ScopeKind>,
+    max_files: BTreeMap<u8, usize>,
 }
 
 fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
@@ -121,6 +192,9 @@ fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
         what,
         reason,
         instead: rule.instead.clone(),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
     }
 }
 
@@ -132,6 +206,9 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
         what,
         reason,
         instead: Some(instead.to_string()),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
     }
 }
 
@@ -156,8 +233,24 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
             best = Some((rule, rule.when.len()));
         }
     }
+    // Every matching rule's scope check applies, whichever rule sets the tier.
+    let scoping = policy.rules.iter().filter(|r| matches(r, verb, action) && r.scope.is_some());
+    let mut scope = None;
+    let mut max_files = BTreeMap::new();
+    for r in scoping {
+        scope = scope.or(r.scope);
+        for (t, n) in &r.max_files {
+            let e = max_files.entry(*t).or_insert(*n);
+            *e = (*e).min(*n);
+        }
+    }
     match best {
-        Some((rule, _)) => from_rule(tool, rule, action),
+        Some((rule, _)) => {
+            let mut f = from_rule(tool, rule, action);
+            f.scope = scope;
+            f.max_files = max_files;
+            f
+        }
         None => never(
             tool,
             policy,
@@ -282,38 +375,151 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             "name a command",
         ));
     } else {
-        findings.extend(inv.actions.iter().map(|a| classify(tool, policy, a)));
+        findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
+            let mut f = classify(tool, policy, a);
+            f.action = Some(i);
+            f
+        }));
     }
     check_claims(tool, policy, inv, req, &mut findings);
 
-    // Strictest finding decides; the first of equals (argv order) explains it.
+    // A skill's Tier Requirement raises the calls of that skill that change something; reads
+    // (tier 1 rules) are never raised, so observing needs no skill file.
+    let mut needs = Needs::default();
+    for f in findings.iter_mut().filter(|f| f.action.is_some()) {
+        let Required::Tier(n) = f.required else { continue };
+        if n < 2 {
+            continue;
+        }
+        match req.facts.skill_tiers.as_ref() {
+            None => {
+                needs.skills.insert(f.skill.clone());
+            }
+            Some(tiers) => {
+                if let Some(t) = tiers.get(&f.skill).filter(|t| t.tier > n) {
+                    f.required = Required::Tier(t.tier);
+                    f.reason = format!("{}; skill {} ({}) raises it to tier {}", f.reason, f.skill, t.file, t.tier);
+                    f.instead = None;
+                }
+            }
+        }
+    }
+
+    let mut reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
+    let worst = strictest(&findings);
+    let mut d = Decision {
+        verdict: verdict_for(findings[worst].required, effective, dry_run),
+        tool,
+        verb: inv.verb(),
+        skill: findings[worst].skill.clone(),
+        required_tier: findings[worst].required,
+        effective_tier: effective,
+        dry_run,
+        rule: findings[worst].rule.clone(),
+        reasons: Vec::new(),
+        what: findings[worst].what.clone(),
+        instead: None,
+        tier_note,
+        scope: None,
+        needs: Needs::default(),
+    };
+    if d.verdict == Verdict::Refuse {
+        d.instead = Some(instead_text(&findings[worst]));
+        d.reasons = reasons;
+        return d;
+    }
+
+    // Scope checks: every action whose rules ask for one.
+    for f in findings.iter().filter(|f| f.scope.is_some()) {
+        let (Some(i), Some(kind)) = (f.action, f.scope) else { continue };
+        match (req.facts.changes.get(&i), req.facts.scope_rules.as_ref()) {
+            (Some(Ok(changes)), Some(rules)) => {
+                let violations = rules.check(&f.skill, &changes.files);
+                let report = ScopeReport {
+                    check: kind,
+                    how: changes.how.clone(),
+                    files: changes.files.clone(),
+                    rules_from: rules.files.clone(),
+                    violations,
+                };
+                if let Some(v) = report.violations.first() {
+                    for v in &report.violations {
+                        reasons.push(format!("scope: {} {}", escape(&v.path), escape(&v.describe())));
+                    }
+                    let shown = escape(&v.path).into_owned();
+                    d.verdict = Verdict::Refuse;
+                    d.rule = format!("{tool}.scope");
+                    d.skill = f.skill.clone();
+                    d.what = format!("{} modifying {shown}", kind.doing());
+                    d.instead = Some("leave these files to a human, or change only files the skill allows".into());
+                    d.required_tier = Required::Never;
+                    d.scope = Some(report);
+                    d.reasons = reasons;
+                    return d;
+                }
+                if let Some(max) = f.max_files.get(&effective).filter(|m| changes.files.len() > **m) {
+                    let n = changes.files.len();
+                    reasons.push(format!("{n} files changed; tier {effective} may change at most {max}"));
+                    d.verdict = Verdict::Refuse;
+                    d.rule = format!("{tool}.max-files");
+                    d.skill = f.skill.clone();
+                    d.what = format!("{} changing {n} files", kind.noun());
+                    d.required_tier = if effective < 3 {
+                        Required::Tier(effective + 1)
+                    } else {
+                        Required::Never
+                    };
+                    d.instead = Some(format!("split it into changes of at most {max} files, or escalate"));
+                    d.scope = Some(report);
+                    d.reasons = reasons;
+                    return d;
+                }
+                d.scope = Some(report);
+            }
+            (Some(Err(why)), _) => {
+                reasons.push(format!("scope: {}", escape(why)));
+                d.verdict = Verdict::Refuse;
+                d.rule = format!("{tool}.scope");
+                d.skill = f.skill.clone();
+                d.what = format!("{} whose changed files cannot be worked out ({})", kind.noun(), escape(why));
+                d.required_tier = Required::Never;
+                d.instead = Some("fix what the message names and try again".into());
+                d.reasons = reasons;
+                return d;
+            }
+            _ => needs.scope.push((i, kind)),
+        }
+    }
+    if !needs.is_empty() {
+        reasons.push("the facts this decision needs (skills, changed files) were not gathered".into());
+        d.verdict = Verdict::Refuse;
+        d.rule = format!("{tool}.facts");
+        d.what = format!("{} without the facts its decision needs", d.what);
+        d.required_tier = Required::Never;
+        d.instead = Some("this is a provisional answer; the gate gathers the facts and decides again".into());
+        d.needs = needs;
+    }
+    d.reasons = reasons;
+    d
+}
+
+/// The strictest finding; the first of equals (argv order) explains it.
+fn strictest(findings: &[Finding]) -> usize {
     let mut worst = 0;
     for (i, f) in findings.iter().enumerate() {
         if f.required > findings[worst].required {
             worst = i;
         }
     }
-    let reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
-    let f = &findings[worst];
-    let verdict = match f.required {
+    worst
+}
+
+fn verdict_for(required: Required, effective: u8, dry_run: bool) -> Verdict {
+    match required {
         Required::Never => Verdict::Refuse,
         Required::Tier(n) if n > effective => Verdict::Refuse,
         r if dry_run && r.mutates() => Verdict::DryRun,
         _ => Verdict::Allow,
-    };
-    Decision {
-        verdict,
-        tool,
-        verb: inv.verb(),
-        skill: f.skill.clone(),
-        required_tier: f.required,
-        effective_tier: effective,
-        dry_run,
-        rule: f.rule.clone(),
-        reasons,
-        what: f.what.clone(),
-        instead: if verdict == Verdict::Refuse { Some(instead_text(f)) } else { None },
-        tier_note,
     }
 }
 
@@ -338,6 +544,15 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
         }
         Verdict::Refuse => {
             let instead = d.instead.as_deref().unwrap_or("ask an operator");
+            if let Some(v) = d.scope.as_ref().and_then(|r| r.violations.first().map(|v| (r.check, v))) {
+                let (kind, v) = v;
+                return format!(
+                    "[skill:{s}] SCOPE VIOLATION: Refusing to {} modifying {} — {}",
+                    kind.doing(),
+                    escape(&v.path),
+                    escape(&v.describe())
+                );
+            }
             match d.required_tier {
                 Required::Never => {
                     format!(

@@ -8,9 +8,12 @@
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
 
-use crate::decision::{Request, Verdict, decide};
+use std::sync::Arc;
+
+use crate::decision::{Changes, Facts, Request, Verdict, decide};
 use crate::grammar;
 use crate::policy::{Policy, Required};
+use crate::scope::Rules;
 
 /// Every disagreement, one line each (empty when the examples hold).
 pub fn run_examples(policy: &Policy) -> Vec<String> {
@@ -67,13 +70,36 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
     out
 }
 
+/// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
+/// and a scope check finds no changed file (path rules are the skills' business, not the
+/// policy examples'). `inputs` is what the example's stdin holds.
 fn judge(policy: &Policy, argv: &[String], tier: u8, inputs: &grammar::Inputs) -> crate::decision::Decision {
     let inv = grammar::parse_with(policy.tool, argv, inputs);
-    let req = Request {
+    let mut req = Request {
         ceiling: 3,
         env_tier: Some(tier.to_string()),
         ..Request::default()
     };
+    let d = decide(&inv, policy, &req);
+    if d.needs.is_empty() {
+        return d;
+    }
+    let mut facts = Facts {
+        skill_tiers: Some(Default::default()),
+        scope_rules: Some(Arc::new(Rules::empty())),
+        ..Facts::default()
+    };
+    for (i, _) in &d.needs.scope {
+        facts.changes.insert(
+            *i,
+            Ok(Changes {
+                files: Vec::new(),
+                how: "a policy example".into(),
+                repo: None,
+            }),
+        );
+    }
+    req.facts = facts;
     decide(&inv, policy, &req)
 }
 

@@ -6,6 +6,8 @@
 
 mod harness;
 
+mod inventory;
+
 mod bad_input;
 mod corpus;
 mod dbserver;
@@ -14,3 +16,5 @@ mod gate;
 mod mariadb;
 mod postgres;
 mod real_tools;
+mod scope;
+mod skills;
