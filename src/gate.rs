@@ -153,7 +153,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     } else {
         Fallback::Silent
     };
-    let shown_args = redact_args(&args);
+    let shown_args = grammar::redact(tool, redact_args(&args));
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
         if let Some(e) = &failure {

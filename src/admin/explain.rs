@@ -100,7 +100,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
         d = decision::decide(&inv, &policy, &req);
     }
-    let shown = redact_args(args);
+    let shown = grammar::redact(tool, redact_args(args));
     let message = decision::render(&d, &d.skill, &shown);
     if a.json {
         let v = json!({

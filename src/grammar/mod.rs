@@ -192,6 +192,15 @@ pub fn sources(tool: Tool, args: &[String]) -> Sources {
     }
 }
 
+/// argv for logs, after the shared redaction: what only the tool's own grammar can tell is a
+/// secret (mysql's attached `-pSECRET`).
+pub fn redact(tool: Tool, args: Vec<String>) -> Vec<String> {
+    match tool {
+        Tool::Mysql => mysql::redact(&args),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Psql | Tool::Curl | Tool::Git => args,
+    }
+}
+
 /// Where a call's scripts come from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sources {

@@ -272,6 +272,30 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
     Ok((out, claims))
 }
 
+/// `-pSECRET` (alone or at the end of a cluster such as `-Np…`) with the password replaced, for
+/// logs; the shared redaction cannot tell it from psql's `-p PORT`.
+pub fn redact(args: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            if a.starts_with("--") || !a.starts_with('-') {
+                return a.clone();
+            }
+            for (k, c) in a.char_indices().skip(1) {
+                let Some(o) = OPTS.iter().find(|o| o.short.contains(&c)) else {
+                    return a.clone();
+                };
+                if c == 'p' && k + 1 < a.len() {
+                    return format!("{}REDACTED", &a[..=k]);
+                }
+                if o.arity != opts::Arity::Flag {
+                    return a.clone();
+                }
+            }
+            a.clone()
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Client commands and statements
 
@@ -586,6 +610,14 @@ mod tests {
             files: vec![],
         };
         assert_eq!(parse_with(&argv(&[]), &inputs).actions, vec![Action::new("interactive")]);
+    }
+
+    #[test]
+    fn an_attached_password_is_redacted_for_logs() {
+        assert_eq!(
+            redact(&argv(&["-psecret", "-Nps3", "-uproot", "-p", "-e", "select 1"])),
+            argv(&["-pREDACTED", "-NpREDACTED", "-uproot", "-p", "-e", "select 1"])
+        );
     }
 
     #[test]
