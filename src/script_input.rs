@@ -50,7 +50,7 @@ pub fn gather(tool: Tool, args: &[String], inv: Invocation, cwd: &Path) -> (Invo
     let stdin = if sources.stdin { read_stdin() } else { Input::Unread };
     let files = sources.files.iter().map(|(path, _)| read_file(path, cwd)).collect();
     let inputs = Inputs { stdin, files };
-    let inv = grammar::parse_with(tool, args, &inputs);
+    let inv = grammar::parse_scripts(tool, args, &inputs);
     (inv, Some(Gathered { sources, inputs }))
 }
 

@@ -13,6 +13,8 @@ mod corpus;
 mod dbserver;
 mod explain;
 mod gate;
+mod http;
+mod http_server;
 mod mariadb;
 mod postgres;
 mod real_tools;
