@@ -3,7 +3,7 @@
 #   <prefix>/bin/tiershim                      the gate and admin CLI
 #   <prefix>/bin/rbash-tier<N>                 the restricted shell of tier N (CLAUDE_CODE_SHELL)
 #   <prefix>/lib/tiershim/tier<N>/             the agent's whole PATH at tier N:
-#       gh, tea, docker, … -> ../../../bin/tiershim   (the gated tools, from shims/tools)
+#       gh, tea, docker, psql, mysql, … -> ../../../bin/tiershim   (the gated tools, from shims/tools)
 #       cat, ls, grep, …   -> /usr/bin/…              (vetted passthrough tools, shims/passthrough)
 #       tiershim.yaml                                 (ceiling N, real tools, audit log, pinned env)
 #       profile                                       (the rbash profile, from shims/profile)

@@ -178,8 +178,8 @@ struct Finding {
     max_files: BTreeMap<u8, usize>,
 }
 
-fn matches(rule: &Rule, action: &Action) -> bool {
-    rule.verbs.contains(&action.verb) && rule.when.iter().all(|m| action.has(m))
+fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
+    rule.verbs.iter().any(|v| v == verb) && rule.when.iter().all(|m| action.has(m))
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
@@ -239,10 +239,17 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
 }
 
 /// The strictest rule matching one action, the policy's endpoint rules included for an HTTP
-/// request; unclassified verbs are never allowed.
+/// request; unclassified verbs are never allowed. Rules that name the action's own verb are used
+/// when there are any, else those naming its fallback (class) verb.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
+    let mut verb = action.verb.as_str();
+    if !policy.rules.iter().any(|r| r.verbs.iter().any(|v| v == verb))
+        && let Some(f) = &action.fallback
+    {
+        verb = f;
+    }
     let mut best: Option<(&Rule, usize)> = None;
-    for rule in policy.rules.iter().filter(|r| matches(r, action)) {
+    for rule in policy.rules.iter().filter(|r| matches(r, verb, action)) {
         // Strictest wins; among equals, the more specific rule (more `when` marks) explains it.
         let better = match best {
             None => true,
@@ -254,7 +261,7 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     }
     // Every matching rule's scope check applies, whichever rule sets the tier: the tool's
     // rules and, for an HTTP request, the endpoint rules.
-    let scoping = policy.rules.iter().filter(|r| matches(r, action) && r.scope.is_some());
+    let scoping = policy.rules.iter().filter(|r| matches(r, verb, action) && r.scope.is_some());
     let mut scope = None;
     let mut max_files = BTreeMap::new();
     let endpoint_scoping = action
@@ -351,6 +358,40 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         format!("{tool} {} {}", escape(flag), escape(value)),
                         format!("{} {} does not match {pinned}", escape(flag), escape(value)),
                         &format!("drop {} and use the endpoint this install pins", escape(flag)),
+                    ));
+                }
+            }
+            Claim::PinnedIfSet {
+                var,
+                value,
+                flag,
+                exclusive,
+            } => {
+                // `-uroot` and `--user=root` already carry the value.
+                let shown = if flag.ends_with(value.as_str()) {
+                    escape(flag).into_owned()
+                } else {
+                    format!("{} {}", escape(flag), escape(value))
+                };
+                if let Some(p) = req.pinned.get(*var) {
+                    if p != value {
+                        out.push(never(
+                            tool,
+                            policy,
+                            "pinned",
+                            format!("{tool} {shown}"),
+                            format!("{shown} does not match the pinned {var}={}", escape(p)),
+                            &format!("drop {} and use the {var} this install pins", escape(flag)),
+                        ));
+                    }
+                } else if let Some(x) = exclusive.iter().find(|x| req.pinned.contains_key(**x)) {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "pinned",
+                        format!("{tool} {shown}"),
+                        format!("{shown} overrides the pinned {x}"),
+                        &format!("drop {} and use the {x} this install pins", escape(flag)),
                     ));
                 }
             }

@@ -19,6 +19,7 @@ use crate::install::{self, InstallConfig};
 use crate::inventory::{self, Fallback};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::script_input;
 use crate::skill::Sources;
 use crate::tool::Tool;
 
@@ -148,6 +149,8 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
         Err(inv) => (inv.args.clone(), *inv, Default::default()),
     };
+    // Scripts the call reads (psql -f, stdin) are read now and judged with the call.
+    let (inv, scripts) = script_input::gather(tool, &args, inv, &ctx.cwd);
     let mut req = request(&cfg, &policy, &inv, &var);
     req.local = local;
     let mut d = decision::decide(&inv, &policy, &req);
@@ -164,7 +167,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     if d.verdict == Verdict::Allow {
         match exec::resolve_real(&cfg, tool) {
             Ok(p) => {
-                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg);
+                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg, d.effective_tier);
                 real = Some(p);
             }
             Err(e) => failure = Some(e),
@@ -177,7 +180,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     } else {
         Fallback::Silent
     };
-    let shown_args = redact_args(&args);
+    let shown_args = grammar::redact(tool, redact_args(&args));
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
         if let Some(e) = &failure {
@@ -243,7 +246,15 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         eprintln!("{line}");
     }
     match (d.verdict, real) {
-        (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
+        (Verdict::Allow, Some(real)) => {
+            // The real tool reads the scripts exactly as they were judged (script_input).
+            let sealed = scripts.map(|g| g.seal(&args)).transpose()?;
+            if let Some(s) = &sealed {
+                s.install()?;
+            }
+            let args = sealed.as_ref().map_or(&args, |s| &s.args);
+            Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
+        }
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
         (Verdict::DryRun, _) => Ok(Exit::Ok),
         (Verdict::Refuse, _) => Ok(Exit::Refused),

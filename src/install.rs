@@ -139,7 +139,7 @@ impl InstallConfig {
         for (name, p) in &file.real {
             let tool = Tool::from_name(name).ok_or_else(|| {
                 invalid(format!(
-                    "`real.{name}`: {name} is not a gated tool (gh, tea, docker, psql, curl, git)"
+                    "`real.{name}`: {name} is not a gated tool (gh, tea, docker, psql, mysql, curl, git)"
                 ))
             })?;
             real.insert(tool, abs(p));

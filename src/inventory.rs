@@ -72,10 +72,12 @@ pub const DOMAINS: &[DomainSpec] = &[
         id: "database",
         name: "databases",
         mcp_keywords: &["postgres", "mysql", "mariadb", "sqlite", "database", "sql"],
-        clis: &[Tool::Psql],
+        clis: &[Tool::Psql, Tool::Mysql],
         operations: &[
             ("read-only query", Tool::Psql, &["-c", "SELECT 1"]),
             ("write", Tool::Psql, &["-c", "UPDATE t SET x = 1"]),
+            ("read-only query", Tool::Mysql, &["-e", "SELECT 1"]),
+            ("write", Tool::Mysql, &["-e", "UPDATE t SET x = 1"]),
         ],
     },
     DomainSpec {
@@ -116,7 +118,7 @@ pub fn domain_of(tool: Tool) -> Option<&'static DomainSpec> {
         Tool::Gh => "git-github",
         Tool::Tea => "git-gitea",
         Tool::Docker => "container",
-        Tool::Psql => "database",
+        Tool::Psql | Tool::Mysql => "database",
         Tool::Curl => "http",
         Tool::Git => return None,
     };

@@ -25,6 +25,7 @@ pub mod inventory;
 pub mod policy;
 pub mod sanitize;
 pub mod scope;
+pub mod script_input;
 pub mod skill;
 pub mod tool;
 pub mod vet;

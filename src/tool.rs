@@ -9,12 +9,13 @@ pub enum Tool {
     Tea,
     Docker,
     Psql,
+    Mysql,
     Curl,
     Git,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 6] = [Tool::Gh, Tool::Tea, Tool::Docker, Tool::Psql, Tool::Curl, Tool::Git];
+    pub const ALL: [Tool; 7] = [Tool::Gh, Tool::Tea, Tool::Docker, Tool::Psql, Tool::Mysql, Tool::Curl, Tool::Git];
 
     /// The program name the tool is linked under. Exact names only.
     pub fn name(self) -> &'static str {
@@ -23,6 +24,7 @@ impl Tool {
             Tool::Tea => "tea",
             Tool::Docker => "docker",
             Tool::Psql => "psql",
+            Tool::Mysql => "mysql",
             Tool::Curl => "curl",
             Tool::Git => "git",
         }
@@ -39,6 +41,7 @@ impl Tool {
             Tool::Tea => "Gitea",
             Tool::Docker => "containers",
             Tool::Psql => "databases",
+            Tool::Mysql => "databases",
             Tool::Curl => "HTTP",
             Tool::Git => "git repositories",
         }

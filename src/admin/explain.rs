@@ -40,7 +40,7 @@ pub struct Args {
 pub fn run(ctx: &Context, a: Args) -> Exit {
     let Some(tool) = Tool::from_name(&a.call[0]) else {
         eprintln!(
-            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, curl, git)",
+            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, mysql, curl, git)",
             escape(&a.call[0])
         );
         return Exit::Usage;
@@ -65,6 +65,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     };
     let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
     let (inv, local) = gate::understand(tool, args, &cwd);
+    // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
+    let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
@@ -100,7 +102,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
         d = decision::decide(&inv, &policy, &req);
     }
-    let shown = redact_args(args);
+    let shown = crate::grammar::redact(tool, redact_args(args));
     let message = decision::render(&d, &d.skill, &shown);
     if a.json {
         let v = json!({

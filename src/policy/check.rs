@@ -2,6 +2,8 @@
 //! override policy loads, by `tiershim policy check`, and by the test suite for the embedded
 //! policy. An example is judged at its rule's tier:
 //!
+//! Examples may say what stdin holds (`stdin:` text, or `terminal: true`).
+//!
 //! - `allow` argv: allowed at the rule's tier *by this rule*, and refused one tier below;
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
@@ -26,7 +28,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             Required::Never => 3,
         };
         for argv in &ex.allow {
-            let d = judge(policy, argv, tier);
+            let d = judge(policy, argv, tier, &ex.inputs);
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
@@ -38,7 +40,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
                 ));
             }
             if tier > 1 {
-                let below = judge(policy, argv, tier - 1);
+                let below = judge(policy, argv, tier - 1, &ex.inputs);
                 if below.verdict != Verdict::Refuse {
                     out.push(format!(
                         "rule {}: allow example `{} {}` is not refused at tier {}",
@@ -51,7 +53,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in &ex.refuse {
-            let d = judge(policy, argv, tier);
+            let d = judge(policy, argv, tier, &ex.inputs);
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -79,7 +81,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
         };
         let mine = |argv: &&Vec<String>| argv.first().map(String::as_str) == Some(policy.tool.name());
         for argv in ex.allow.iter().filter(mine) {
-            let d = judge(policy, &argv[1..], tier);
+            let d = judge(policy, &argv[1..], tier, &grammar::Inputs::default());
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is {} by rule {} at tier {tier}",
@@ -89,7 +91,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
                     d.rule
                 ));
             }
-            if tier > 1 && judge(policy, &argv[1..], tier - 1).verdict != Verdict::Refuse {
+            if tier > 1 && judge(policy, &argv[1..], tier - 1, &grammar::Inputs::default()).verdict != Verdict::Refuse {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is not refused at tier {}",
                     rule.id,
@@ -99,7 +101,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in ex.refuse.iter().filter(mine) {
-            let d = judge(policy, &argv[1..], tier);
+            let d = judge(policy, &argv[1..], tier, &grammar::Inputs::default());
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -117,9 +119,9 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
 
 /// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
 /// and a scope check finds no changed file (path rules are the skills' business, not the
-/// policy examples').
-fn judge(policy: &Policy, argv: &[String], tier: u8) -> crate::decision::Decision {
-    let inv = grammar::parse(policy.tool, argv);
+/// policy examples'). `inputs` is what the example's stdin holds.
+fn judge(policy: &Policy, argv: &[String], tier: u8, inputs: &grammar::Inputs) -> crate::decision::Decision {
+    let inv = grammar::parse_scripts(policy.tool, argv, inputs);
     let mut req = Request {
         ceiling: 3,
         env_tier: Some(tier.to_string()),
@@ -186,6 +188,7 @@ mod tests {
             assert_eq!(a.endpoints, b.endpoints, "{tool}");
             assert_eq!(a.reset, b.reset, "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
+            assert_eq!(a.set_by_tier, b.set_by_tier, "{tool}");
         }
     }
 }

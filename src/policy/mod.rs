@@ -67,6 +67,12 @@ pub struct ExamplesFile {
     pub allow: Vec<Vec<String>>,
     #[serde(default)]
     pub refuse: Vec<Vec<String>>,
+    /// What stdin holds for these examples (a script the tool reads), when it matters.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// stdin is a terminal for these examples.
+    #[serde(default)]
+    pub terminal: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -145,6 +151,10 @@ pub struct EnvFile {
     /// they override settings an agent could plant in a config file it can write.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+    /// Values forced at one effective tier, over everything else, the operator's pins included
+    /// (psql's `PGOPTIONS=-c default_transaction_read_only=on` at tiers 1 and 2).
+    #[serde(default)]
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -184,6 +194,8 @@ pub struct Rule {
 pub struct Examples {
     pub allow: Vec<Vec<String>>,
     pub refuse: Vec<Vec<String>>,
+    /// The scripts the examples read, as the gate would have read them.
+    pub inputs: crate::grammar::Inputs,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -196,6 +208,8 @@ pub struct Policy {
     pub must_match: Vec<String>,
     /// Forced values (common + tool), applied unless the operator pinned the variable.
     pub set: BTreeMap<String, String>,
+    /// Forced values per effective tier; they win over `set` and over pins.
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -213,6 +227,7 @@ fn embedded_json(tool: Tool) -> &'static str {
         Tool::Tea => include_str!(concat!(env!("OUT_DIR"), "/policy/tea.json")),
         Tool::Docker => include_str!(concat!(env!("OUT_DIR"), "/policy/docker.json")),
         Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
+        Tool::Mysql => include_str!(concat!(env!("OUT_DIR"), "/policy/mysql.json")),
         Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
         Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
     }
@@ -228,7 +243,7 @@ const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
 pub fn uses_endpoints(tool: Tool) -> bool {
     match tool {
         Tool::Curl | Tool::Gh => true,
-        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Git => false,
+        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Mysql | Tool::Git => false,
     }
 }
 
@@ -239,6 +254,7 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
         Tool::Tea => include_str!("../../policy/tea.yaml"),
         Tool::Docker => include_str!("../../policy/docker.yaml"),
         Tool::Psql => include_str!("../../policy/psql.yaml"),
+        Tool::Mysql => include_str!("../../policy/mysql.yaml"),
         Tool::Curl => include_str!("../../policy/curl.yaml"),
         Tool::Git => include_str!("../../policy/git.yaml"),
     }
@@ -382,6 +398,14 @@ impl Policy {
                     .map(|e| Examples {
                         allow: e.allow,
                         refuse: e.refuse,
+                        inputs: crate::grammar::Inputs {
+                            stdin: match (e.terminal, e.stdin) {
+                                (true, _) => crate::grammar::Input::Terminal,
+                                (false, Some(text)) => crate::grammar::Input::Text(text),
+                                (false, None) => crate::grammar::Input::Unread,
+                            },
+                            files: Vec::new(),
+                        },
                     })
                     .unwrap_or_default(),
             );
@@ -409,6 +433,13 @@ impl Policy {
         must_match.extend(file.env.must_match);
         let mut set = common.env.set.clone();
         set.extend(file.env.set);
+        let mut set_by_tier = common.env.set_by_tier.clone();
+        for (tier, vars) in file.env.set_by_tier {
+            if !(1..=3).contains(&tier) {
+                return Err(policy_err(&source, format!("env.set_by_tier: tier {tier} is not 1, 2 or 3")));
+            }
+            set_by_tier.entry(tier).or_default().extend(vars);
+        }
         Ok(Policy {
             tool,
             source,
@@ -416,6 +447,7 @@ impl Policy {
             reset,
             must_match,
             set,
+            set_by_tier,
             rules,
             examples,
             endpoints: Vec::new(),

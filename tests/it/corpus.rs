@@ -28,6 +28,9 @@ struct Case {
     rule: String,
     #[serde(default)]
     received: Option<Vec<String>>,
+    /// What the call reads on stdin (a script); without it stdin is empty.
+    #[serde(default)]
+    stdin: Option<String>,
     /// Run in a real git repository (see [`repo_fixture`]): calls with a path-scope check need
     /// one, because the gate works out what they change with git.
     #[serde(default)]
@@ -103,7 +106,23 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     if case.repo {
         cmd.current_dir(repo_fixture(&env));
     }
-    let out = cmd.output().map_err(|e| format!("spawn: {e}"))?;
+    let out = match &case.stdin {
+        None => cmd.output().map_err(|e| format!("spawn: {e}"))?,
+        Some(text) => {
+            use std::io::Write;
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("spawn: {e}"))?;
+            let mut input = child.stdin.take().ok_or("stdin")?;
+            // The gate may refuse before reading all of it; a broken pipe is fine.
+            let _ = input.write_all(text.as_bytes());
+            drop(input);
+            child.wait_with_output().map_err(|e| format!("wait: {e}"))?
+        }
+    };
     let code = out.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let record = env
@@ -202,6 +221,10 @@ fn corpus_docker() {
 #[test]
 fn corpus_psql() {
     run_tool("psql");
+}
+#[test]
+fn corpus_mysql() {
+    run_tool("mysql");
 }
 #[test]
 fn corpus_curl() {

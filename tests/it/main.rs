@@ -11,6 +11,7 @@ mod inventory;
 
 mod bad_input;
 mod corpus;
+mod dbserver;
 mod demo;
 mod doctor;
 mod explain;
@@ -19,6 +20,8 @@ mod harden;
 mod http;
 mod http_server;
 mod install;
+mod mariadb;
+mod postgres;
 mod real_tools;
 mod scope;
 mod shell;
