@@ -12,6 +12,7 @@ pub mod docker;
 pub mod gh;
 pub mod git;
 pub mod psql;
+pub mod shell;
 pub mod tea;
 
 use std::collections::BTreeSet;
