@@ -115,10 +115,28 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
         } else if let Some(v) = a.strip_prefix("--user=") {
             out.push(format!("--user={}", redact_user(v)));
             continue;
+        } else if let Some((flags, v)) = clustered_user(a) {
+            // curl's `-su user:pw` and `-uuser:pw`: a cluster of short flags ending in `u`.
+            if v.is_empty() {
+                user_next = true;
+            } else {
+                out.push(format!("{flags}{}", redact_user(v)));
+                continue;
+            }
         }
         out.push(redact(a).into_owned());
     }
     out
+}
+
+/// `-su` -> (`-su`, ``), `-subob:pw` -> (`-su`, `bob:pw`): short letters up to a `u`.
+fn clustered_user(a: &str) -> Option<(&str, &str)> {
+    let body = a.strip_prefix('-').filter(|b| !b.starts_with('-'))?;
+    let u = body.find('u')?;
+    if !body[..u].bytes().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(a.split_at(u + 2))
 }
 
 fn redact_user(v: &str) -> String {
@@ -153,6 +171,11 @@ mod tests {
             "host=db password=pw user=x",
             "ghp_abcdefghijklmnopqrstuvwxyz0123",
             "--token=abc",
+            "-su",
+            "bob:pw",
+            "-fsubob:pw",
+            "-u",
+            "nginx",
         ]));
         assert_eq!(
             got,
@@ -167,6 +190,11 @@ mod tests {
                 "host=db password=[REDACTED] user=x",
                 "[REDACTED]",
                 "--token=[REDACTED]",
+                "-su",
+                "bob:[REDACTED]",
+                "-fsubob:[REDACTED]",
+                "-u",
+                "nginx",
             ])
         );
     }
