@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::grammar::remote::Part;
 use crate::grammar::{Action, Claim, Invocation};
 use crate::policy::{Policy, Required, Rule};
 use crate::sanitize::escape;
@@ -48,6 +49,17 @@ pub struct Request {
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
     pub real_gh: Vec<String>,
+    /// `hosts:` in `tiershim.yaml`: the only hosts an ssh call may reach (destination, jump
+    /// hosts). None: the install lists none, and any host may be reached.
+    pub hosts: Option<Vec<String>>,
+    /// The real tools of this install that the parent process was found to be. Looked up only
+    /// for a call that makes a [`Claim::Parent`].
+    pub parents: Vec<Tool>,
+    /// The policies of the gated tools an ssh remote command runs (docker, git, …), loaded for
+    /// exactly the tools it names.
+    pub policies: BTreeMap<Tool, Policy>,
+    /// Set while judging one part of an ssh remote command: the host it runs on.
+    pub remote_host: Option<String>,
 }
 
 /// The effective tier and, when the environment asked for something odd, why.
@@ -92,6 +104,27 @@ pub struct Decision {
     pub instead: Option<String>,
     /// Why the effective tier is what it is, when the environment asked for something odd.
     pub tier_note: Option<String>,
+    /// For an ssh call: the judgement of each part of the remote command, in text order (the
+    /// same order as `Invocation::remote.parts`).
+    pub parts: Vec<PartDecision>,
+    /// The index in `parts` of the part that decided, when a part did.
+    pub deciding_part: Option<usize>,
+}
+
+/// How one part of an ssh remote command was judged: by the same `decide()` and the policy of
+/// the tool it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartDecision {
+    /// The host it runs on.
+    pub host: String,
+    pub tool: Tool,
+    pub verb: String,
+    /// As log lines name it: `docker restart`, `uptime`, `systemctl restart`.
+    pub shown: String,
+    pub verdict: Verdict,
+    pub required_tier: Required,
+    pub rule: String,
+    pub skill: String,
 }
 
 /// One candidate: the requirement and where it came from.
@@ -168,6 +201,27 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
 fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
     for claim in &inv.claims {
         match claim {
+            Claim::Pinned { .. } | Claim::GhCredentialHelper { .. } if req.remote_host.is_some() => {
+                // On a remote host, the operator's pins mean nothing: whatever it names is refused.
+                let host = escape(req.remote_host.as_deref().unwrap_or_default()).into_owned();
+                let (flag, value) = match claim {
+                    Claim::Pinned { flag, value, .. } => (flag.as_str(), value.as_str()),
+                    Claim::GhCredentialHelper { path } => ("-c credential.helper", path.as_str()),
+                    _ => ("", ""),
+                };
+                out.push(never(
+                    tool,
+                    policy,
+                    "remote-endpoint",
+                    format!("{tool} {} {} on {host}", escape(flag), escape(value)),
+                    format!(
+                        "{} {} on {host}: an endpoint or helper on the remote host is the remote's, and this install pins none there",
+                        escape(flag),
+                        escape(value)
+                    ),
+                    &format!("drop {} and use the remote host's default", escape(flag)),
+                ));
+            }
             Claim::Pinned { var, value, flag } => {
                 if req.pinned.get(*var) != Some(value) {
                     let pinned = match req.pinned.get(*var) {
@@ -196,6 +250,35 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     ));
                 }
             }
+            Claim::SshHost { host, via } => {
+                if let Some(list) = &req.hosts
+                    && !list.iter().any(|h| h.eq_ignore_ascii_case(host))
+                {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "host",
+                        format!("ssh to {} ({via})", escape(host)),
+                        format!("{via} {} is not one of the hosts tiershim.yaml lists in `hosts:`", escape(host)),
+                        "use a host listed in tiershim.yaml `hosts:`, or ask an operator to add it",
+                    ));
+                }
+            }
+            Claim::Parent { tool: parent, what } => {
+                if !req.parents.contains(parent) {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "nested",
+                        escape(what).into_owned(),
+                        format!(
+                            "{} is only run by this install's real {parent} for a call the gate already judged, and the parent process is not it",
+                            escape(what)
+                        ),
+                        &format!("run the {parent} command that makes this call (git push, ssh -J) instead"),
+                    ));
+                }
+            }
         }
     }
     for var in &policy.must_match {
@@ -220,7 +303,18 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let (effective, tier_note) = effective_tier(req.ceiling, req.env_tier.as_deref());
     let dry_run = dry_run_on(req.dry_run_pinned, req.env_dry_run.as_deref());
 
+    // Each part of an ssh remote command first, so that among equally strict findings the
+    // remote command, not the ssh call around it, explains the decision.
     let mut findings = Vec::new();
+    let mut parts = Vec::new();
+    if let Some(remote) = inv.remote.as_deref() {
+        for part in &remote.parts {
+            let (f, p) = judge_part(tool, &remote.host, part, policy, req, effective);
+            findings.push(f);
+            parts.push(p);
+        }
+    }
+    let n_parts = parts.len();
     if let Some(problem) = &inv.problem {
         findings.push(never(
             tool,
@@ -253,6 +347,7 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     }
     let reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
     let f = &findings[worst];
+    let deciding_part = (worst < n_parts).then_some(worst);
     let verdict = match f.required {
         Required::Never => Verdict::Refuse,
         Required::Tier(n) if n > effective => Verdict::Refuse,
@@ -262,7 +357,10 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     Decision {
         verdict,
         tool,
-        verb: inv.verb(),
+        verb: match deciding_part {
+            Some(i) => parts[i].shown.clone(),
+            None => inv.verb(),
+        },
         skill: f.skill.clone(),
         required_tier: f.required,
         effective_tier: effective,
@@ -272,7 +370,83 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         what: f.what.clone(),
         instead: if verdict == Verdict::Refuse { Some(instead_text(f)) } else { None },
         tier_note,
+        parts,
+        deciding_part,
     }
+}
+
+/// One part of an ssh remote command, judged by `decide()` with the policy of the tool it runs
+/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier.
+fn judge_part(tool: Tool, host: &str, part: &Part, policy: &Policy, req: &Request, effective: u8) -> (Finding, PartDecision) {
+    let shown = part.shown();
+    let part_policy = if part.inv.tool == tool {
+        Some(policy)
+    } else {
+        req.policies.get(&part.inv.tool)
+    };
+    let Some(part_policy) = part_policy else {
+        // The gate loads every policy a remote command needs; without one, nothing is allowed.
+        let f = never(
+            tool,
+            policy,
+            "policy",
+            format!("{} on {}", escape(&shown), escape(host)),
+            format!(
+                "no {} policy was loaded to judge `{}` on {}",
+                part.inv.tool,
+                escape(&shown),
+                escape(host)
+            ),
+            "ask an operator: this is a fault in the gate",
+        );
+        let p = PartDecision {
+            host: host.to_string(),
+            tool: part.inv.tool,
+            verb: part.inv.verb(),
+            shown,
+            verdict: Verdict::Refuse,
+            required_tier: Required::Never,
+            rule: f.rule.clone(),
+            skill: f.skill.clone(),
+        };
+        return (f, p);
+    };
+    let sub = Request {
+        ceiling: effective,
+        env_tier: Some(effective.to_string()),
+        env_dry_run: req.env_dry_run.clone(),
+        dry_run_pinned: req.dry_run_pinned,
+        parents: req.parents.clone(),
+        remote_host: Some(host.to_string()),
+        ..Request::default()
+    };
+    let d = decide(&part.inv, part_policy, &sub);
+    let host_shown = escape(host);
+    // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`.
+    let what = if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool {
+        escape(&shown).into_owned()
+    } else {
+        d.what.clone()
+    };
+    let f = Finding {
+        required: d.required_tier,
+        rule: d.rule.clone(),
+        skill: d.skill.clone(),
+        what: format!("{what} on {host_shown}"),
+        reason: format!("on {host_shown}: {}", d.reasons.join("; ")),
+        instead: d.instead.clone(),
+    };
+    let p = PartDecision {
+        host: host.to_string(),
+        tool: d.tool,
+        verb: d.verb,
+        shown,
+        verdict: d.verdict,
+        required_tier: d.required_tier,
+        rule: d.rule,
+        skill: d.skill,
+    };
+    (f, p)
 }
 
 fn instead_text(f: &Finding) -> String {
@@ -288,7 +462,11 @@ fn instead_text(f: &Finding) -> String {
 pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
     let s = escape(skill);
     match d.verdict {
-        Verdict::Allow => format!("[skill:{s}] Using: {} (CLI)", d.tool),
+        Verdict::Allow => match d.deciding_part.and_then(|i| d.parts.get(i)) {
+            // `ssh → docker ps`: the remote command that decided, as the skill would name it.
+            Some(p) => format!("[skill:{s}] Using: {} → {} (CLI)", d.tool, escape(&p.shown)),
+            None => format!("[skill:{s}] Using: {} (CLI)", d.tool),
+        },
         Verdict::DryRun => {
             let quoted: Vec<String> = shown_args.iter().map(|a| escape(&shell_words::quote(a)).into_owned()).collect();
             let sep = if quoted.is_empty() { "" } else { " " };

@@ -12,7 +12,10 @@ pub mod docker;
 pub mod gh;
 pub mod git;
 pub mod psql;
+pub mod remote;
 pub mod shell;
+pub mod ssh;
+pub mod systemd;
 pub mod tea;
 
 use std::collections::BTreeSet;
@@ -87,6 +90,13 @@ pub enum Claim {
     /// `git -c credential.helper=!<path> auth git-credential …` as gh generates it: allowed
     /// only when `<path>` is the real gh of this install.
     GhCredentialHelper { path: String },
+    /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
+    /// `tiershim.yaml` lists `hosts:`, it must be one of them.
+    SshHost { host: String, via: String },
+    /// A call only the real `tool` of this install makes, as a nested call (git asking for
+    /// `git-receive-pack` over ssh, ssh running its own `-J` hop): allowed only when the parent
+    /// process is that binary, whose own call the gate already judged.
+    Parent { tool: Tool, what: String },
 }
 
 /// What a grammar makes of argv.
@@ -101,6 +111,9 @@ pub struct Invocation {
     /// Set when the grammar cannot understand the call (unknown option, missing value, …).
     /// A call with a problem is always refused.
     pub problem: Option<String>,
+    /// What an ssh call runs on the remote host, cut into parts that are judged like local
+    /// calls (None for every other tool).
+    pub remote: Option<Box<remote::Remote>>,
 }
 
 impl Invocation {
@@ -111,6 +124,7 @@ impl Invocation {
             actions: Vec::new(),
             claims: Vec::new(),
             problem: None,
+            remote: None,
         }
     }
 
@@ -142,11 +156,13 @@ pub fn parse(tool: Tool, args: &[String]) -> Invocation {
         Tool::Psql => psql::parse(args),
         Tool::Curl => curl::parse(args),
         Tool::Git => git::parse(args),
+        Tool::Ssh => ssh::parse(args),
     }
 }
 
 /// Hardening arguments a grammar declares, inserted before the caller's argv at exec
-/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`).
+/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`; ssh's `-F`
+/// names the only configuration file it may read).
 pub fn prepend(tool: Tool) -> &'static [&'static str] {
     match tool {
         Tool::Curl => curl::PREPEND,
@@ -155,6 +171,7 @@ pub fn prepend(tool: Tool) -> &'static [&'static str] {
         Tool::Tea => tea::PREPEND,
         Tool::Docker => docker::PREPEND,
         Tool::Git => git::PREPEND,
+        Tool::Ssh => ssh::PREPEND,
     }
 }
 

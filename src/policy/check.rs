@@ -6,13 +6,35 @@
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
 
+use std::path::Path;
+
 use crate::decision::{Request, Verdict, decide};
 use crate::grammar;
 use crate::policy::{Policy, Required};
 
 /// Every disagreement, one line each (empty when the examples hold).
 pub fn run_examples(policy: &Policy) -> Vec<String> {
+    run_examples_in(policy, None)
+}
+
+/// [`run_examples`] for a policy loaded from `dir`: an ssh policy's examples judge their remote
+/// commands with the other tools' policies from the same directory (embedded where it has none).
+pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
     let mut out = Vec::new();
+    let mut base = Request {
+        ceiling: 3,
+        ..Request::default()
+    };
+    match super::remote_policies(policy.tool, dir) {
+        Ok(p) => base.policies = p,
+        Err(e) => out.push(e.to_string()),
+    }
+    let judge = |argv: &[String], tier: u8| {
+        let inv = grammar::parse(policy.tool, argv);
+        let mut req = base.clone();
+        req.env_tier = Some(tier.to_string());
+        decide(&inv, policy, &req)
+    };
     for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
         if ex.allow.is_empty() && ex.refuse.is_empty() {
             out.push(format!("rule {} has no examples", rule.id));
@@ -23,7 +45,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             Required::Never => 3,
         };
         for argv in &ex.allow {
-            let d = judge(policy, argv, tier);
+            let d = judge(argv, tier);
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
@@ -35,7 +57,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
                 ));
             }
             if tier > 1 {
-                let below = judge(policy, argv, tier - 1);
+                let below = judge(argv, tier - 1);
                 if below.verdict != Verdict::Refuse {
                     out.push(format!(
                         "rule {}: allow example `{} {}` is not refused at tier {}",
@@ -48,7 +70,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in &ex.refuse {
-            let d = judge(policy, argv, tier);
+            let d = judge(argv, tier);
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -63,16 +85,6 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
         }
     }
     out
-}
-
-fn judge(policy: &Policy, argv: &[String], tier: u8) -> crate::decision::Decision {
-    let inv = grammar::parse(policy.tool, argv);
-    let req = Request {
-        ceiling: 3,
-        env_tier: Some(tier.to_string()),
-        ..Request::default()
-    };
-    decide(&inv, policy, &req)
 }
 
 #[cfg(test)]

@@ -120,6 +120,18 @@ pub struct CommonFile {
     pub env: EnvFile,
 }
 
+/// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
+/// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
+pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+    match tool {
+        Tool::Ssh => Policy::load_all(
+            crate::grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
+            override_dir,
+        ),
+        _ => Ok(BTreeMap::new()),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Engine types
 
@@ -163,6 +175,7 @@ fn embedded_json(tool: Tool) -> &'static str {
         Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
         Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
         Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
+        Tool::Ssh => include_str!(concat!(env!("OUT_DIR"), "/policy/ssh.json")),
     }
 }
 
@@ -177,6 +190,7 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
         Tool::Psql => include_str!("../../policy/psql.yaml"),
         Tool::Curl => include_str!("../../policy/curl.yaml"),
         Tool::Git => include_str!("../../policy/git.yaml"),
+        Tool::Ssh => include_str!("../../policy/ssh.yaml"),
     }
 }
 
@@ -233,7 +247,7 @@ impl Policy {
             }
         };
         let policy = Policy::from_yaml(tool, &text, &common, path.display().to_string())?;
-        let failures = check::run_examples(&policy);
+        let failures = check::run_examples_in(&policy, Some(dir));
         if let Some(first) = failures.first() {
             return Err(policy_err(
                 &policy.source,
@@ -316,6 +330,19 @@ impl Policy {
             rules,
             examples,
         })
+    }
+
+    /// The policies of the gated tools an ssh call's remote command runs, for [`Request::policies`]
+    /// (`crate::decision::Request`): the tools `tools` names, from the same place as the ssh
+    /// policy (`override_dir` when it has that tool's file, else embedded).
+    pub fn load_all(tools: impl IntoIterator<Item = Tool>, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+        let mut out = BTreeMap::new();
+        for t in tools {
+            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(t) {
+                e.insert(Policy::load(t, override_dir)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Whether `var` is one of the hardened variables for this tool.
