@@ -10,6 +10,7 @@ needs='
 git git
 curl curl
 rbash bash
+ssh openssh-client
 '
 
 missing=

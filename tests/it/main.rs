@@ -11,3 +11,4 @@ mod corpus;
 mod explain;
 mod gate;
 mod real_tools;
+mod ssh;

@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 
 use crate::harness::TestEnv;
 
-fn which(tool: &str) -> PathBuf {
+pub(crate) fn which(tool: &str) -> PathBuf {
     std::env::var_os("PATH")
         .and_then(|p| std::env::split_paths(&p).map(|d| d.join(tool)).find(|p| p.is_file()))
         .unwrap_or_else(|| panic!("{tool} is not installed; the test setup installs it"))
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(which("git"))
         .args(args)
         .current_dir(dir)
