@@ -298,21 +298,40 @@ type Understood = (Action, Vec<Claim>, Option<Remote>);
 
 fn understand(args: &[String]) -> Result<Understood, String> {
     let first = opts::scan(args, OPTS, &BSD_GETOPT)?;
-    let mut found: Vec<opts::Found> = first.opts().cloned().collect();
     let positionals: Vec<String> = first.positionals().iter().map(|s| s.to_string()).collect();
     let mut seen = Seen::default();
-    let (destination, command) = match positionals.split_first() {
-        None => (None, Vec::new()),
-        Some((dest, rest)) if first.saw_double_dash || rest.is_empty() => (Some(dest.clone()), rest.to_vec()),
+    let (destination, after, command) = match positionals.split_first() {
+        None => (None, Vec::new(), Vec::new()),
+        Some((dest, rest)) if first.saw_double_dash || rest.is_empty() => (Some(dest.clone()), Vec::new(), rest.to_vec()),
         Some((dest, rest)) => {
             // ssh.c: options after the destination are read in a second round.
             let second = opts::scan(rest, OPTS, &BSD_GETOPT)?;
-            found.extend(second.opts().cloned());
-            (Some(dest.clone()), second.positionals().iter().map(|s| s.to_string()).collect())
+            let after: Vec<opts::Found> = second.opts().cloned().collect();
+            (
+                Some(dest.clone()),
+                after,
+                second.positionals().iter().map(|s| s.to_string()).collect(),
+            )
         }
     };
-    // A user or port written before the destination wins over the destination's (first wins).
-    for f in &found {
+    for f in first.opts() {
+        option(f, &mut seen)?;
+    }
+    // The destination's user and port count where it stands: after the options before it, and
+    // before the ones after it (ssh keeps the first user and port it is given).
+    let parsed = match &destination {
+        Some(d) if !seen.info => Some(parse_destination(d)?),
+        _ => None,
+    };
+    if let Some((user, _, port)) = &parsed {
+        if seen.user.is_none() {
+            seen.user.clone_from(user);
+        }
+        if seen.port.is_none() {
+            seen.port.clone_from(port);
+        }
+    }
+    for f in &after {
         option(f, &mut seen)?;
     }
     if seen.info {
@@ -323,16 +342,9 @@ fn understand(args: &[String]) -> Result<Understood, String> {
         }
         return Ok((action, seen.claims, None));
     }
-    let Some(destination) = destination else {
+    let Some((_, host, _)) = parsed else {
         return Err("no destination".into());
     };
-    let (user, host, port) = parse_destination(&destination)?;
-    if seen.user.is_none() {
-        seen.user = user;
-    }
-    if seen.port.is_none() {
-        seen.port = port;
-    }
     seen.host(&host, "destination");
     let command_words = command.len();
     let command = command.join(" ");
@@ -664,6 +676,10 @@ mod tests {
     fn the_first_user_and_port_win_as_in_ssh() {
         let r = call(&["-l", "a", "b@h", "-l", "c", "uptime"]).remote.unwrap();
         assert_eq!(r.user.as_deref(), Some("a"));
+        let r = call(&["b@h", "-l", "c", "uptime"]).remote.unwrap();
+        assert_eq!(r.user.as_deref(), Some("b"));
+        let r = call(&["ssh://h:2", "-p", "1", "uptime"]).remote.unwrap();
+        assert_eq!(r.port.as_deref(), Some("2"));
         let r = call(&["ssh://u@h:2200", "uptime"]).remote.unwrap();
         assert_eq!(
             (r.user.as_deref(), r.host.as_str(), r.port.as_deref()),
