@@ -11,10 +11,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::decision::Decision;
+use crate::decision::{Decision, ScopeReport};
 use crate::error::{Error, Result};
 use crate::grammar::remote::{self, Remote};
-use crate::policy::Required;
+use crate::policy::{Required, ScopeKind};
 use crate::sanitize::{escape, redact_args};
 
 /// A variable the gate changed before exec.
@@ -56,6 +56,11 @@ pub struct AuditRecord {
     pub reasons: Vec<String>,
     /// The real binary that will be executed (allowed calls only).
     pub real: Option<String>,
+    /// The path-scope check, when one ran.
+    pub scope: Option<AuditScope>,
+    /// What the session inventory said about MCP for an allowed call (`mcp-available`,
+    /// `cli-fallback`, or why it could not be read); absent without an inventory.
+    pub mcp: Option<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
     /// For an ssh call with a remote command: the host and the command as the gate read it.
@@ -88,6 +93,48 @@ pub struct PartRecord {
     pub required_tier: Required,
     pub rule: String,
     pub skill: String,
+}
+
+/// A scope check in the audit log: the files (at most [`AUDIT_FILES`] of them, escaped), how
+/// many there were, and every violation.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditScope {
+    pub check: ScopeKind,
+    pub how: String,
+    pub files_count: usize,
+    pub files: Vec<String>,
+    pub rules_from: Vec<String>,
+    pub violations: Vec<AuditViolation>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditViolation {
+    pub path: String,
+    pub why: String,
+}
+
+/// The most changed files one audit line lists (the count is always there).
+pub const AUDIT_FILES: usize = 1000;
+
+impl From<&ScopeReport> for AuditScope {
+    fn from(r: &ScopeReport) -> AuditScope {
+        let esc = |s: &str| crate::sanitize::escape(s).into_owned();
+        AuditScope {
+            check: r.check,
+            how: esc(&r.how),
+            files_count: r.files.len(),
+            files: r.files.iter().take(AUDIT_FILES).map(|f| esc(f)).collect(),
+            rules_from: r.rules_from.iter().map(|f| esc(f)).collect(),
+            violations: r
+                .violations
+                .iter()
+                .map(|v| AuditViolation {
+                    path: esc(&v.path),
+                    why: esc(&v.describe()),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl AuditRecord {

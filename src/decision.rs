@@ -4,14 +4,16 @@
 //! `decide` is pure: everything that needs I/O (the install config, the caller's environment,
 //! the real gh's path) is gathered before and passed in as [`Request`]. A refusal is a value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::grammar::remote::Part;
 use crate::grammar::{Action, Claim, Invocation};
-use crate::policy::{Policy, Required, Rule};
+use crate::policy::{Policy, Required, Rule, ScopeKind};
 use crate::sanitize::escape;
+use crate::scope::{Rules, Violation};
 use crate::tool::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,6 +62,64 @@ pub struct Request {
     pub policies: BTreeMap<Tool, Policy>,
     /// Set while judging one part of an ssh remote command: the host it runs on.
     pub remote_host: Option<String>,
+    /// What I/O found out for this call (skills, changed files), when the decision asked.
+    pub facts: Facts,
+}
+
+/// Facts gathered by I/O before `decide()` (see `facts.rs`). Empty until a first decision says
+/// what it [`Needs`]; a decision that lacks a fact it needs refuses.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// Per skill name consulted, the Tier Requirement that binds (the highest of its files).
+    /// `Some` once skills were consulted (a name without a requirement is absent).
+    pub skill_tiers: Option<BTreeMap<String, SkillTier>>,
+    /// The path patterns of every skill, when a scope check needs them.
+    pub scope_rules: Option<Arc<Rules>>,
+    /// Per action index: the files the action changes, or why they could not be worked out.
+    pub changes: BTreeMap<usize, Result<Changes, String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillTier {
+    pub tier: u8,
+    /// The skill file that asks for it.
+    pub file: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub files: Vec<String>,
+    /// How they were worked out (`git diff --name-only origin/main...HEAD`).
+    pub how: String,
+    /// The repository under `skills.repos` they belong to, if any.
+    pub repo: Option<String>,
+}
+
+/// The facts a decision lacked. Empty when the decision is final.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// Skills whose Tier Requirement applies to a call that changes something.
+    pub skills: BTreeSet<String>,
+    /// Actions (by index) whose changed files a scope check needs.
+    pub scope: Vec<(usize, ScopeKind)>,
+}
+
+impl Needs {
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty() && self.scope.is_empty()
+    }
+}
+
+/// What the scope check of a decision looked at and found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScopeReport {
+    pub check: ScopeKind,
+    /// How the files were worked out.
+    pub how: String,
+    pub files: Vec<String>,
+    /// The skill files whose patterns were applied.
+    pub rules_from: Vec<String>,
+    pub violations: Vec<Violation>,
 }
 
 /// The effective tier and, when the environment asked for something odd, why.
@@ -104,6 +164,12 @@ pub struct Decision {
     pub instead: Option<String>,
     /// Why the effective tier is what it is, when the environment asked for something odd.
     pub tier_note: Option<String>,
+    /// The path-scope check, when one ran.
+    pub scope: Option<ScopeReport>,
+    /// Facts the decision lacked; when not empty the verdict is a provisional refusal, and the
+    /// gate gathers them and decides again.
+    #[serde(skip)]
+    pub needs: Needs,
     /// For an ssh call: the judgement of each part of the remote command, in text order (the
     /// same order as `Invocation::remote.parts`).
     pub parts: Vec<PartDecision>,
@@ -135,6 +201,11 @@ struct Finding {
     what: String,
     reason: String,
     instead: Option<String>,
+    /// The action it judges, for findings from a rule (not claims).
+    action: Option<usize>,
+    /// Scope checks the matching rules ask for, and their file limits per tier.
+    scope: Option<ScopeKind>,
+    max_files: BTreeMap<u8, usize>,
 }
 
 fn matches(rule: &Rule, action: &Action) -> bool {
@@ -154,6 +225,9 @@ fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
         what,
         reason,
         instead: rule.instead.clone(),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
     }
 }
 
@@ -165,6 +239,9 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
         what,
         reason,
         instead: Some(instead.to_string()),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
     }
 }
 
@@ -181,8 +258,24 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
             best = Some((rule, rule.when.len()));
         }
     }
+    // Every matching rule's scope check applies, whichever rule sets the tier.
+    let scoping = policy.rules.iter().filter(|r| matches(r, action) && r.scope.is_some());
+    let mut scope = None;
+    let mut max_files = BTreeMap::new();
+    for r in scoping {
+        scope = scope.or(r.scope);
+        for (t, n) in &r.max_files {
+            let e = max_files.entry(*t).or_insert(*n);
+            *e = (*e).min(*n);
+        }
+    }
     match best {
-        Some((rule, _)) => from_rule(tool, rule, action),
+        Some((rule, _)) => {
+            let mut f = from_rule(tool, rule, action);
+            f.scope = scope;
+            f.max_files = max_files;
+            f
+        }
         None => never(
             tool,
             policy,
@@ -307,11 +400,13 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     // remote command, not the ssh call around it, explains the decision.
     let mut findings = Vec::new();
     let mut parts = Vec::new();
+    let mut part_skills = BTreeSet::new();
     if let Some(remote) = inv.remote.as_deref() {
         for part in &remote.parts {
-            let (f, p) = judge_part(tool, &remote.host, part, policy, req, effective);
+            let (f, p, skills) = judge_part(tool, &remote.host, part, policy, req, effective);
             findings.push(f);
             parts.push(p);
+            part_skills.extend(skills);
         }
     }
     let n_parts = parts.len();
@@ -334,50 +429,178 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             "name a command",
         ));
     } else {
-        findings.extend(inv.actions.iter().map(|a| classify(tool, policy, a)));
+        findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
+            let mut f = classify(tool, policy, a);
+            f.action = Some(i);
+            f
+        }));
     }
     check_claims(tool, policy, inv, req, &mut findings);
 
-    // Strictest finding decides; the first of equals (argv order) explains it.
+    // A skill's Tier Requirement raises the calls of that skill that change something; reads
+    // (tier 1 rules) are never raised, so observing needs no skill file.
+    let mut needs = Needs::default();
+    for f in findings.iter_mut().filter(|f| f.action.is_some()) {
+        let Required::Tier(n) = f.required else { continue };
+        if n < 2 {
+            continue;
+        }
+        match req.facts.skill_tiers.as_ref() {
+            None => {
+                needs.skills.insert(f.skill.clone());
+            }
+            Some(tiers) => {
+                if let Some(t) = tiers.get(&f.skill).filter(|t| t.tier > n) {
+                    f.required = Required::Tier(t.tier);
+                    f.reason = format!("{}; skill {} ({}) raises it to tier {}", f.reason, f.skill, t.file, t.tier);
+                    f.instead = None;
+                }
+            }
+        }
+    }
+
+    // The parts' own skills were raised inside their decisions; what they still lack is ours.
+    needs.skills.extend(part_skills);
+
+    let mut reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
+    let worst = strictest(&findings);
+    let deciding_part = (worst < n_parts).then_some(worst);
+    let mut d = Decision {
+        verdict: verdict_for(findings[worst].required, effective, dry_run),
+        tool,
+        verb: match deciding_part {
+            Some(i) => parts[i].shown.clone(),
+            None => inv.verb(),
+        },
+        skill: findings[worst].skill.clone(),
+        required_tier: findings[worst].required,
+        effective_tier: effective,
+        dry_run,
+        rule: findings[worst].rule.clone(),
+        reasons: Vec::new(),
+        what: findings[worst].what.clone(),
+        instead: None,
+        tier_note,
+        scope: None,
+        needs: Needs::default(),
+        parts,
+        deciding_part,
+    };
+    if d.verdict == Verdict::Refuse {
+        d.instead = Some(instead_text(&findings[worst]));
+        d.reasons = reasons;
+        return d;
+    }
+
+    // Scope checks: every action whose rules ask for one.
+    for f in findings.iter().filter(|f| f.scope.is_some()) {
+        let (Some(i), Some(kind)) = (f.action, f.scope) else { continue };
+        match (req.facts.changes.get(&i), req.facts.scope_rules.as_ref()) {
+            (Some(Ok(changes)), Some(rules)) => {
+                let violations = rules.check(&f.skill, &changes.files);
+                let report = ScopeReport {
+                    check: kind,
+                    how: changes.how.clone(),
+                    files: changes.files.clone(),
+                    rules_from: rules.files.clone(),
+                    violations,
+                };
+                if let Some(v) = report.violations.first() {
+                    for v in &report.violations {
+                        reasons.push(format!("scope: {} {}", escape(&v.path), escape(&v.describe())));
+                    }
+                    let shown = escape(&v.path).into_owned();
+                    d.verdict = Verdict::Refuse;
+                    d.rule = format!("{tool}.scope");
+                    d.skill = f.skill.clone();
+                    d.what = format!("{} modifying {shown}", kind.doing());
+                    d.instead = Some("leave these files to a human, or change only files the skill allows".into());
+                    d.required_tier = Required::Never;
+                    d.scope = Some(report);
+                    d.reasons = reasons;
+                    return d;
+                }
+                if let Some(max) = f.max_files.get(&effective).filter(|m| changes.files.len() > **m) {
+                    let n = changes.files.len();
+                    reasons.push(format!("{n} files changed; tier {effective} may change at most {max}"));
+                    d.verdict = Verdict::Refuse;
+                    d.rule = format!("{tool}.max-files");
+                    d.skill = f.skill.clone();
+                    d.what = format!("{} changing {n} files", kind.noun());
+                    d.required_tier = if effective < 3 {
+                        Required::Tier(effective + 1)
+                    } else {
+                        Required::Never
+                    };
+                    d.instead = Some(format!("split it into changes of at most {max} files, or escalate"));
+                    d.scope = Some(report);
+                    d.reasons = reasons;
+                    return d;
+                }
+                d.scope = Some(report);
+            }
+            (Some(Err(why)), _) => {
+                reasons.push(format!("scope: {}", escape(why)));
+                d.verdict = Verdict::Refuse;
+                d.rule = format!("{tool}.scope");
+                d.skill = f.skill.clone();
+                d.what = format!("{} whose changed files cannot be worked out ({})", kind.noun(), escape(why));
+                d.required_tier = Required::Never;
+                d.instead = Some("fix what the message names and try again".into());
+                d.reasons = reasons;
+                return d;
+            }
+            _ => needs.scope.push((i, kind)),
+        }
+    }
+    if !needs.is_empty() {
+        reasons.push("the facts this decision needs (skills, changed files) were not gathered".into());
+        d.verdict = Verdict::Refuse;
+        d.rule = format!("{tool}.facts");
+        d.what = format!("{} without the facts its decision needs", d.what);
+        d.required_tier = Required::Never;
+        d.instead = Some("this is a provisional answer; the gate gathers the facts and decides again".into());
+        d.needs = needs;
+    }
+    d.reasons = reasons;
+    d
+}
+
+/// The strictest finding; the first of equals (argv order) explains it.
+fn strictest(findings: &[Finding]) -> usize {
     let mut worst = 0;
     for (i, f) in findings.iter().enumerate() {
         if f.required > findings[worst].required {
             worst = i;
         }
     }
-    let reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
-    let f = &findings[worst];
-    let deciding_part = (worst < n_parts).then_some(worst);
-    let verdict = match f.required {
+    worst
+}
+
+fn verdict_for(required: Required, effective: u8, dry_run: bool) -> Verdict {
+    match required {
         Required::Never => Verdict::Refuse,
         Required::Tier(n) if n > effective => Verdict::Refuse,
         r if dry_run && r.mutates() => Verdict::DryRun,
         _ => Verdict::Allow,
-    };
-    Decision {
-        verdict,
-        tool,
-        verb: match deciding_part {
-            Some(i) => parts[i].shown.clone(),
-            None => inv.verb(),
-        },
-        skill: f.skill.clone(),
-        required_tier: f.required,
-        effective_tier: effective,
-        dry_run,
-        rule: f.rule.clone(),
-        reasons,
-        what: f.what.clone(),
-        instead: if verdict == Verdict::Refuse { Some(instead_text(f)) } else { None },
-        tier_note,
-        parts,
-        deciding_part,
     }
 }
 
 /// One part of an ssh remote command, judged by `decide()` with the policy of the tool it runs
 /// (the ssh policy for remote programs and shell constructs) at the caller's effective tier.
-fn judge_part(tool: Tool, host: &str, part: &Part, policy: &Policy, req: &Request, effective: u8) -> (Finding, PartDecision) {
+/// Returns the finding for the ssh call, the part's judgement, and the skills whose Tier
+/// Requirement the part still needs (on the first pass, before skills were consulted).
+///
+/// A scope check of a part cannot be made: the files it changes are on the remote host. The part
+/// is given that as the fact, so a rule that asks for one refuses it as its tool's `scope` rule.
+fn judge_part(
+    tool: Tool,
+    host: &str,
+    part: &Part,
+    policy: &Policy,
+    req: &Request,
+    effective: u8,
+) -> (Finding, PartDecision, BTreeSet<String>) {
     let shown = part.shown();
     let part_policy = if part.inv.tool == tool {
         Some(policy)
@@ -409,18 +632,30 @@ fn judge_part(tool: Tool, host: &str, part: &Part, policy: &Policy, req: &Reques
             rule: f.rule.clone(),
             skill: f.skill.clone(),
         };
-        return (f, p);
+        return (f, p, BTreeSet::new());
     };
-    let sub = Request {
+    let remote_changes = format!("the repository is on {}, where the gate cannot list what it changes", escape(host));
+    let mut sub = Request {
         ceiling: effective,
         env_tier: Some(effective.to_string()),
         env_dry_run: req.env_dry_run.clone(),
         dry_run_pinned: req.dry_run_pinned,
         parents: req.parents.clone(),
         remote_host: Some(host.to_string()),
+        facts: Facts {
+            skill_tiers: Some(req.facts.skill_tiers.clone().unwrap_or_default()),
+            scope_rules: None,
+            changes: (0..part.inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
+        },
         ..Request::default()
     };
     let d = decide(&part.inv, part_policy, &sub);
+    let mut skills = BTreeSet::new();
+    if req.facts.skill_tiers.is_none() && d.verdict != Verdict::Refuse {
+        // Which skills could still raise this part: ask as the first pass of a local call would.
+        sub.facts.skill_tiers = None;
+        skills = decide(&part.inv, part_policy, &sub).needs.skills;
+    }
     let host_shown = escape(host);
     // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`.
     let what = if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool {
@@ -435,6 +670,9 @@ fn judge_part(tool: Tool, host: &str, part: &Part, policy: &Policy, req: &Reques
         what: format!("{what} on {host_shown}"),
         reason: format!("on {host_shown}: {}", d.reasons.join("; ")),
         instead: d.instead.clone(),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
     };
     let p = PartDecision {
         host: host.to_string(),
@@ -446,7 +684,7 @@ fn judge_part(tool: Tool, host: &str, part: &Part, policy: &Policy, req: &Reques
         rule: d.rule,
         skill: d.skill,
     };
-    (f, p)
+    (f, p, skills)
 }
 
 fn instead_text(f: &Finding) -> String {
@@ -474,6 +712,15 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
         }
         Verdict::Refuse => {
             let instead = d.instead.as_deref().unwrap_or("ask an operator");
+            if let Some(v) = d.scope.as_ref().and_then(|r| r.violations.first().map(|v| (r.check, v))) {
+                let (kind, v) = v;
+                return format!(
+                    "[skill:{s}] SCOPE VIOLATION: Refusing to {} modifying {} — {}",
+                    kind.doing(),
+                    escape(&v.path),
+                    escape(&v.describe())
+                );
+            }
             match d.required_tier {
                 Required::Never => {
                     format!(
@@ -489,5 +736,117 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::{argv, parse};
+
+    fn ssh(words: &[&str]) -> Invocation {
+        parse(Tool::Ssh, &argv(words))
+    }
+
+    fn policies(tools: &[Tool]) -> BTreeMap<Tool, Policy> {
+        tools.iter().map(|t| (*t, Policy::embedded(*t).unwrap())).collect()
+    }
+
+    fn at(tier: u8) -> Request {
+        Request {
+            ceiling: 3,
+            env_tier: Some(tier.to_string()),
+            policies: policies(&[Tool::Docker, Tool::Git]),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn each_part_is_judged_with_its_tools_policy_and_the_strictest_decides() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let d = decide(&ssh(&["ie01", "uptime; docker restart api"]), &p, &at(1));
+        assert_eq!(
+            (d.verdict, d.rule.as_str(), d.verb.as_str()),
+            (Verdict::Refuse, "docker.restart", "docker restart")
+        );
+        assert_eq!(d.deciding_part, Some(1));
+        let parts: Vec<(Tool, &str, Verdict)> = d.parts.iter().map(|p| (p.tool, p.rule.as_str(), p.verdict)).collect();
+        assert_eq!(
+            parts,
+            [
+                (Tool::Ssh, "ssh.remote.read", Verdict::Allow),
+                (Tool::Docker, "docker.restart", Verdict::Refuse)
+            ]
+        );
+        assert_eq!(d.parts[1].host, "ie01");
+        assert_eq!(d.what, "restarting, starting or stopping a container on ie01");
+    }
+
+    #[test]
+    fn a_part_whose_policy_was_not_loaded_is_refused() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let req = Request {
+            policies: BTreeMap::new(),
+            ..at(3)
+        };
+        let d = decide(&ssh(&["ie01", "docker ps"]), &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "ssh.policy"));
+    }
+
+    #[test]
+    fn a_parts_skill_tier_is_a_need_of_the_ssh_call_and_then_raises_the_part() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let inv = ssh(&["ie01", "docker restart api"]);
+        let mut req = at(2);
+        let first = decide(&inv, &p, &req);
+        assert_eq!((first.verdict, first.rule.as_str()), (Verdict::Refuse, "ssh.facts"));
+        assert_eq!(first.needs.skills, BTreeSet::from(["container-ops".to_string()]));
+        let tier3 = SkillTier {
+            tier: 3,
+            file: "container-ops.md".into(),
+        };
+        req.facts.skill_tiers = Some(BTreeMap::from([("container-ops".to_string(), tier3)]));
+        let second = decide(&inv, &p, &req);
+        assert_eq!((second.verdict, second.required_tier), (Verdict::Refuse, Required::Tier(3)));
+        assert!(second.needs.is_empty());
+        // A read needs no skill at all.
+        assert!(decide(&ssh(&["ie01", "docker ps"]), &p, &at(1)).needs.is_empty());
+    }
+
+    #[test]
+    fn a_remote_part_that_asks_for_a_scope_check_is_refused_by_its_scope_rule() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let d = decide(&ssh(&["ie01", "cd /srv/app && git push origin feat"]), &p, &at(3));
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "git.scope"));
+        assert!(d.what.contains("the repository is on ie01"), "{}", d.what);
+    }
+
+    #[test]
+    fn hosts_and_parents_are_checked_against_the_request() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let listed = Request {
+            hosts: Some(vec!["IE01".into()]),
+            ..at(1)
+        };
+        assert_eq!(decide(&ssh(&["ops@ie01", "uptime"]), &p, &listed).verdict, Verdict::Allow);
+        let d = decide(&ssh(&["-J", "bastion", "ops@ie01", "uptime"]), &p, &listed);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "ssh.host"));
+        let hop = ssh(&["-W", "[ie01]:22", "bastion"]);
+        assert_eq!(decide(&hop, &p, &at(1)).rule, "ssh.nested");
+        let from_ssh = Request {
+            parents: vec![Tool::Ssh],
+            ..at(1)
+        };
+        assert_eq!(
+            (decide(&hop, &p, &from_ssh).verdict, decide(&hop, &p, &from_ssh).rule.as_str()),
+            (Verdict::Allow, "ssh.jump")
+        );
+        let push = ssh(&["git@github.com", "git-receive-pack 'o/r.git'"]);
+        assert_eq!(decide(&push, &p, &from_ssh).rule, "ssh.nested");
+        let from_git = Request {
+            parents: vec![Tool::Git],
+            ..at(1)
+        };
+        assert_eq!(decide(&push, &p, &from_git).rule, "ssh.git.receive-pack");
     }
 }

@@ -24,6 +24,9 @@ pub enum Error {
     #[error("policy {source_name}: {msg}")]
     Policy { source_name: String, msg: String },
 
+    #[error("skill {path}: {msg}")]
+    Skill { path: String, msg: String },
+
     #[error("audit log {path}: {source}; the call is refused rather than run unlogged (fix the file's permissions or the audit_log key)")]
     Audit { path: PathBuf, source: std::io::Error },
 
@@ -48,6 +51,7 @@ impl Error {
             | Error::ConfigInvalid { .. }
             | Error::ConfigUnsafe { .. }
             | Error::Policy { .. }
+            | Error::Skill { .. }
             | Error::Audit { .. }
             | Error::RealIsSelf { .. } => Exit::Config,
             Error::RealMissing { .. } => Exit::NotFound,

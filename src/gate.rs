@@ -13,10 +13,13 @@ use crate::decision::{self, Decision, Request, Verdict};
 use crate::error::{Error, Result};
 use crate::exec;
 use crate::exit::Exit;
+use crate::facts::{self, Git};
 use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
+use crate::inventory::{self, Fallback};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::skill::Sources;
 use crate::tool::Tool;
 
 /// Run a gated call. Returns only when the tool was not executed.
@@ -71,7 +74,36 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         hosts: cfg.hosts.clone(),
+        facts: decision::Facts::default(),
         ..Request::default()
+    }
+}
+
+/// Gather the facts a first decision asked for: skills from the install's sources, changed
+/// files with the install's real git.
+pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
+    let sources = Sources::from_config(cfg.skills.as_ref());
+    let git = if needs.scope.is_empty() {
+        None
+    } else {
+        exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
+    };
+    facts::gather(&sources, git.as_ref(), cwd, inv, needs)
+}
+
+/// The line after `Using:` when the session inventory says the call falls back from MCP, or
+/// cannot be read (DESIGN §4, SPEC-0023 REQ-5).
+fn mcp_line(f: &Fallback, skill: &str, tool: Tool) -> Option<String> {
+    let s = escape(skill);
+    match f {
+        Fallback::Silent | Fallback::HasMcp => None,
+        Fallback::NoMcp(domain) => Some(format!(
+            "[skill:{s}] WARNING: MCP tools not found for {domain}, falling back to {tool} (CLI)"
+        )),
+        Fallback::Unreadable(e) => Some(format!(
+            "[skill:{s}] WARNING: the session inventory could not be read ({}); MCP fallback is not reported",
+            escape(e)
+        )),
     }
 }
 
@@ -153,7 +185,11 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         req.policies = remote_policies(&cfg, &inv)?;
     }
     req.parents = parents(&cfg, &inv, ctx.ppid);
-    let d = decision::decide(&inv, &policy, &req);
+    let mut d = decision::decide(&inv, &policy, &req);
+    if !d.needs.is_empty() {
+        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        d = decision::decide(&inv, &policy, &req);
+    }
     let skill = shown_skill(&d, &var);
 
     let mut real = None;
@@ -170,6 +206,14 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
     }
 
+    // The session inventory is read only for a call that will run.
+    let mcp = if d.verdict == Verdict::Allow && failure.is_none() {
+        // An ssh call falls back from the MCP server of what it runs (`ssh → docker ps`: Docker).
+        let domain_tool = d.deciding_part.and_then(|i| d.parts.get(i)).map_or(tool, |p| p.tool);
+        inventory::fallback(cfg.inventory.as_deref(), domain_tool)
+    } else {
+        Fallback::Silent
+    };
     let shown_args = shown_args(&args, &inv);
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
@@ -203,6 +247,13 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             rule: d.rule.clone(),
             reasons,
             real: real.as_deref().map(audit::path_string),
+            scope: d.scope.as_ref().map(audit::AuditScope::from),
+            mcp: match &mcp {
+                Fallback::Silent => None,
+                Fallback::HasMcp => Some("mcp-available".into()),
+                Fallback::NoMcp(_) => Some("cli-fallback".into()),
+                Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", escape(e))),
+            },
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
             remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
@@ -226,6 +277,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         };
     }
     eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    if let Some(line) = mcp_line(&mcp, &skill, tool) {
+        eprintln!("{line}");
+    }
     match (d.verdict, real) {
         (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),

@@ -32,7 +32,32 @@ pub struct InstallFile {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
+    pub skills: Option<SkillsFile>,
+    #[serde(default)]
+    pub inventory: Option<PathBuf>,
+    #[serde(default)]
+    pub mcp_configs: Vec<PathBuf>,
+    #[serde(default)]
     pub hosts: Option<Vec<String>>,
+}
+
+/// `skills:` in tiershim.yaml.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsFile {
+    /// The baseline skills directory (default: the skills shipped with tiershim).
+    #[serde(default)]
+    pub baseline: Option<PathBuf>,
+    /// The directory holding the repositories; each `<repos>/<repo>/.claude-ops/skills/` adds skills.
+    #[serde(default)]
+    pub repos: Option<PathBuf>,
+}
+
+/// Where an install's skills come from; relative paths already resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SkillsConfig {
+    pub baseline: Option<PathBuf>,
+    pub repos: Option<PathBuf>,
 }
 
 /// The validated install config.
@@ -47,6 +72,13 @@ pub struct InstallConfig {
     pub real_dirs: Vec<PathBuf>,
     pub audit_log: Option<PathBuf>,
     pub env: BTreeMap<String, String>,
+    /// `None`: the shipped skills, and no repository skills.
+    pub skills: Option<SkillsConfig>,
+    /// The session inventory file: written once by `tiershim inventory --write`, read by the
+    /// gate for the MCP fallback line.
+    pub inventory: Option<PathBuf>,
+    /// Claude Code MCP configs whose servers the inventory lists.
+    pub mcp_configs: Vec<PathBuf>,
     /// `hosts:`: the only hosts an ssh call may reach (destination and jump hosts), compared
     /// without regard to case. None: the key is absent and any host may be reached.
     pub hosts: Option<Vec<String>>,
@@ -54,12 +86,7 @@ pub struct InstallConfig {
 
 /// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
 /// would let an operator believe a rule is enforced when it is not, so they are refused by name.
-const NOT_YET: &[(&str, &str)] = &[
-    ("skills", "skill discovery and path scope"),
-    ("inventory", "the session tool inventory"),
-    ("mcp_configs", "the session tool inventory"),
-    ("cooldown_state", "cooldown budgets"),
-];
+const NOT_YET: &[(&str, &str)] = &[("cooldown_state", "cooldown budgets")];
 
 impl InstallConfig {
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
@@ -138,6 +165,12 @@ impl InstallConfig {
             real_dirs: file.real_dirs.iter().map(|p| abs(p)).collect(),
             audit_log: file.audit_log.as_deref().map(abs),
             env: file.env,
+            skills: file.skills.map(|s| SkillsConfig {
+                baseline: s.baseline.as_deref().map(abs),
+                repos: s.repos.as_deref().map(abs),
+            }),
+            inventory: file.inventory.as_deref().map(abs),
+            mcp_configs: file.mcp_configs.iter().map(|p| abs(p)).collect(),
             hosts: file.hosts,
         })
     }

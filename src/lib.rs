@@ -14,11 +14,15 @@ pub mod dispatch;
 pub mod error;
 pub mod exec;
 pub mod exit;
+pub mod facts;
 pub mod gate;
 pub mod grammar;
 pub mod install;
+pub mod inventory;
 pub mod policy;
 pub mod sanitize;
+pub mod scope;
+pub mod skill;
 pub mod tool;
 
 use context::Context;

@@ -27,6 +27,9 @@ pub struct Args {
     /// Judge as if dry-run were on.
     #[arg(long)]
     dry_run: bool,
+    /// The working directory of the call (a scope check runs git there). Default: this one.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -59,15 +62,19 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
     };
     let inv = grammar::parse(tool, args);
+    // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
         tier: 3,
         dry_run: false,
         policy: None,
         real: Default::default(),
-        real_dirs: Vec::new(),
+        real_dirs: ctx.var("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default(),
         audit_log: None,
         env: Default::default(),
+        skills: None,
+        inventory: None,
+        mcp_configs: Vec::new(),
         hosts: None,
     });
     let var = |name: &str| ctx.var(name);
@@ -87,7 +94,18 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     if a.dry_run {
         req.dry_run_pinned = true;
     }
-    let d = decision::decide(&inv, &policy, &req);
+    let mut d = decision::decide(&inv, &policy, &req);
+    if !d.needs.is_empty() {
+        let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
+        match gate::gather(&cfg, &cwd, &inv, &d.needs) {
+            Ok(f) => req.facts = f,
+            Err(e) => {
+                eprintln!("tiershim explain: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        }
+        d = decision::decide(&inv, &policy, &req);
+    }
     let shown = gate::shown_args(args, &inv);
     let remote = inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d));
     let message = decision::render(&d, &d.skill, &shown);
@@ -105,7 +123,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             "what": d.what,
             "instead": d.instead,
             "actions": inv.actions.iter().map(|x| json!({"verb": x.verb, "marks": x.marks})).collect::<Vec<_>>(),
-            "scope": null,
+            "scope": d.scope,
             "remote": remote,
             "message": message,
         });
@@ -150,7 +168,22 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         for r in &d.reasons {
             println!("  - {r}");
         }
-        println!("scope:          not checked (no path rules in this version)");
+        match &d.scope {
+            None => println!("scope:          not checked (this call changes no files the skills' path rules cover)"),
+            Some(r) => {
+                println!("scope:          {} file(s) from {}", r.files.len(), escape(&r.how));
+                for f in r.files.iter().take(50) {
+                    println!("  - {}", escape(f));
+                }
+                if r.files.len() > 50 {
+                    println!("  … and {} more", r.files.len() - 50);
+                }
+                println!("rules from:     {}", escape(&r.rules_from.join(", ")));
+                for v in &r.violations {
+                    println!("violation:      {} {}", escape(&v.path), escape(&v.describe()));
+                }
+            }
+        }
         println!("message:        {message}");
     }
     match d.verdict {

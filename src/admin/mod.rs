@@ -1,8 +1,11 @@
 //! `tiershim <command>`: the admin CLI (clap). Each subcommand calls the same library code as
 //! the gate; none executes anything it is asked about.
 
+mod audit;
 mod explain;
+mod inventory;
 mod policy_check;
+mod skills;
 
 use clap::{Parser, Subcommand};
 
@@ -34,6 +37,17 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
+    Inventory(inventory::Args),
+    /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
+    Audit(audit::Args),
+    /// The skills an install reads: list, show one, validate.
+    Skills {
+        #[command(subcommand)]
+        command: skills::Command,
+        #[command(flatten)]
+        common: skills::Common,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,5 +68,8 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Skills { command, common } => skills::run(command, common),
+        Command::Inventory(a) => inventory::run(ctx, a),
+        Command::Audit(a) => audit::run(ctx, a),
     }
 }

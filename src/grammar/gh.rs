@@ -21,7 +21,7 @@
 //! no I/O.
 
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style, Unknown};
-use crate::grammar::{Action, Claim, Invocation};
+use crate::grammar::{Action, Claim, Invocation, ScopeTarget};
 use crate::tool::Tool;
 
 /// gh needs no hardening arguments; its environment is pinned by the policy instead.
@@ -511,6 +511,17 @@ pub fn parse(args: &[String]) -> Invocation {
     }
 }
 
+/// `[HOST/]OWNER/REPO` (gh's `-R`) as `(owner, repo)`.
+pub fn owner_repo(v: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = v.trim_end_matches('/').split('/').collect();
+    match parts.as_slice() {
+        [.., owner, repo] if !owner.is_empty() && !repo.is_empty() && parts.len() <= 3 => {
+            Some((owner.to_string(), repo.trim_end_matches(".git").to_string()))
+        }
+        _ => None,
+    }
+}
+
 /// The command path cobra would find, and the arguments left for the leaf.
 struct Found {
     /// Canonical names of the commands found, in order.
@@ -624,6 +635,13 @@ fn classify_leaf(verb: &str, rest: &[String], claims: &mut Vec<Claim>) -> Result
             if !modes.iter().any(|m| p.has(m)) {
                 a.add("interactive");
             }
+        }
+        "pr create" => {
+            a.scope = Some(ScopeTarget::PullRequest {
+                repo: p.last("repo").and_then(owner_repo),
+                base: p.last("base").filter(|b| !b.is_empty()).map(str::to_string),
+                head: p.last("head").filter(|h| !h.is_empty()).map(str::to_string),
+            });
         }
         "pr edit" if given("base") => a.add("base"),
         "pr comment" | "issue comment" if p.has("delete-last") => a.add("delete-last"),
@@ -961,16 +979,43 @@ mod tests {
     }
 
     #[test]
+    fn pr_create_names_repo_base_and_head_for_the_scope_check() {
+        let target = |words: &[&str]| action(words).scope;
+        let pr = |repo: Option<(&str, &str)>, base: Option<&str>, head: Option<&str>| {
+            Some(ScopeTarget::PullRequest {
+                repo: repo.map(|(o, r)| (o.to_string(), r.to_string())),
+                base: base.map(str::to_string),
+                head: head.map(str::to_string),
+            })
+        };
+        assert_eq!(target(&["pr", "create", "-t", "x"]), pr(None, None, None));
+        assert_eq!(
+            target(&["-R", "ops/app", "pr", "create", "-B", "main", "--head=fix"]),
+            pr(Some(("ops", "app")), Some("main"), Some("fix"))
+        );
+        assert_eq!(
+            target(&["pr", "new", "--repo", "github.example.com/ops/app", "-Hfix", "--base", "dev"]),
+            pr(Some(("ops", "app")), Some("dev"), Some("fix"))
+        );
+        assert_eq!(target(&["pr", "list"]), None);
+        assert_eq!(owner_repo("a/b/c/d"), None);
+        assert_eq!(owner_repo("ops/app.git"), Some(("ops".into(), "app".into())));
+    }
+
+    #[test]
     fn body_files_are_file_reads() {
         assert_eq!(
             action(&["issue", "comment", "1", "--body-file", "/etc/passwd"]),
             act("issue comment", &["file-read"])
         );
-        assert_eq!(
-            action(&["pr", "create", "-dF", "b.md", "-t", "x"]),
-            act("pr create", &["file-read"])
-        );
-        assert_eq!(action(&["pr", "new", "--recover", "f.json"]), act("pr create", &["file-read"]));
+        let mut want = act("pr create", &["file-read"]);
+        want.scope = Some(ScopeTarget::PullRequest {
+            repo: None,
+            base: None,
+            head: None,
+        });
+        assert_eq!(action(&["pr", "create", "-dF", "b.md", "-t", "x"]), want);
+        assert_eq!(action(&["pr", "new", "--recover", "f.json"]), want);
         assert_eq!(action(&["issue", "create", "-t", "x", "-b", "y"]), act("issue create", &[]));
     }
 

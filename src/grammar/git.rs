@@ -16,7 +16,7 @@
 //! policy refuses them as unclassified.
 
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation};
+use crate::grammar::{Action, Claim, Invocation, ScopeTarget};
 use crate::tool::Tool;
 
 /// Inserted before the caller's arguments on every exec. Command-line `-c` beats every config
@@ -106,11 +106,12 @@ const READ_ONLY: &[&str] = &[
 ];
 
 /// Local mutations whose options do not change the tier; not scanned.
-const LOCAL_UNSCANNED: &[&str] = &["add", "commit", "restore", "am", "clean"];
+const LOCAL_UNSCANNED: &[&str] = &["add", "restore", "am", "clean"];
 
 /// Commands with their own handling below (for `git <cmd> --help`).
 const HANDLED: &[&str] = &[
     "push",
+    "commit",
     "fetch",
     "pull",
     "clone",
@@ -157,6 +158,7 @@ pub fn parse(args: &[String]) -> Invocation {
 /// in the log); refused global options follow as actions of their own.
 fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
     let mut config: Vec<&str> = Vec::new();
+    let mut chdir: Vec<String> = Vec::new();
     let mut extra: Vec<Action> = Vec::new();
     let mut prints_only = false;
     let mut i = 0;
@@ -196,7 +198,8 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
             "-c" => config.push(global_value(args, &mut i, a)?),
             // `-C` keeps the call judged by its verb; the directory is not a retarget the gate
             // can check without I/O, and gh itself passes `-C <repo>`.
-            "-C" | "--attr-source" => {
+            "-C" => chdir.push(global_value(args, &mut i, a)?.to_string()),
+            "--attr-source" => {
                 global_value(args, &mut i, a)?;
             }
             "--config-env" | "--git-dir" | "--work-tree" | "--namespace" | "--shallow-file" => {
@@ -218,6 +221,13 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
     }
     let rest = &args[i..];
     let mut actions = if prints_only { vec![Action::new("help")] } else { command(rest)? };
+    // A scope check runs git where the call runs: the `-C` directories, in order.
+    for a in &mut actions {
+        match &mut a.scope {
+            Some(ScopeTarget::Commit { chdir: c, .. }) | Some(ScopeTarget::Push { chdir: c, .. }) => c.clone_from(&chdir),
+            _ => {}
+        }
+    }
     let mut claims = Vec::new();
     if !config.is_empty() {
         match gh_credential_push(&config, rest) {
@@ -298,6 +308,7 @@ fn command(rest: &[String]) -> Result<Vec<Action>, String> {
         "help" => Action::new("help"),
         "version" => Action::new("version"),
         "push" => push(args)?,
+        "commit" => commit(args)?,
         "fetch" => fetch(args)?,
         "pull" => pull(args)?,
         "clone" => clone(args)?,
@@ -459,6 +470,39 @@ fn push(args: &[String]) -> Result<Action, String> {
     for spec in refspecs {
         push_refspec(spec, delete, &mut a)?;
     }
+    // For the scope check, `--delete name` is the refspec `:name` (nothing is sent).
+    a.scope = Some(ScopeTarget::Push {
+        remote: repository.map(str::to_string),
+        refspecs: refspecs
+            .iter()
+            .map(|s| if delete { format!(":{s}") } else { s.to_string() })
+            .collect(),
+        chdir: Vec::new(),
+    });
+    Ok(a)
+}
+
+/// `git commit` (builtin/commit.c `builtin_commit_options`). What it commits is the scope
+/// target: the index, every tracked change with `-a` (also the reading for `--patch` and
+/// `--interactive`, which choose from those interactively), or the named paths. `--amend`
+/// rewrites the last commit, so its files count too (mark `amend`).
+fn commit(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, COMMIT_OPTS)?;
+    let mut a = Action::new("commit");
+    if on(&p, "pathspec-from-file") {
+        return Err("git commit --pathspec-from-file: the gate cannot see which paths it commits; name them".into());
+    }
+    if on(&p, "amend") {
+        a.add("amend");
+    }
+    let paths: Vec<String> = p.positionals().iter().map(|s| s.to_string()).collect();
+    let all = on(&p, "all") || on(&p, "patch") || on(&p, "interactive");
+    a.scope = Some(ScopeTarget::Commit {
+        all,
+        paths,
+        include: on(&p, "include"),
+        chdir: Vec::new(),
+    });
     Ok(a)
 }
 
@@ -949,6 +993,49 @@ const PUSH_OPTS: &[Opt] = &[
     Opt::value("push-option", &["push-option"], &['o']),
     Opt::flag("ipv4", &["ipv4"], &['4']),
     Opt::flag("ipv6", &["ipv6"], &['6']),
+];
+
+/// `git commit` (builtin/commit.c, git 2.47).
+const COMMIT_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::value("file", &["file"], &['F']),
+    Opt::value("author", &["author"], &[]),
+    Opt::value("date", &["date"], &[]),
+    Opt::value("message", &["message"], &['m']),
+    Opt::value("reedit-message", &["reedit-message"], &['c']),
+    Opt::value("reuse-message", &["reuse-message"], &['C']),
+    Opt::value("fixup", &["fixup"], &[]),
+    Opt::value("squash", &["squash"], &[]),
+    Opt::flag("reset-author", &["reset-author"], &[]),
+    Opt::value("trailer", &["trailer"], &[]),
+    Opt::flag("signoff", &["signoff"], &['s']),
+    Opt::value("template", &["template"], &['t']),
+    Opt::flag("edit", &["edit"], &['e']),
+    Opt::value("cleanup", &["cleanup"], &[]),
+    Opt::flag("status", &["status"], &[]),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::flag("all", &["all"], &['a']),
+    Opt::flag("include", &["include"], &['i']),
+    Opt::flag("interactive", &["interactive"], &[]),
+    Opt::flag("patch", &["patch"], &['p']),
+    Opt::flag("only", &["only"], &['o']),
+    Opt::flag("no-verify", &["no-verify"], &['n']),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::flag("dry-run", &["dry-run"], &[]),
+    Opt::flag("short", &["short"], &[]),
+    Opt::flag("branch", &["branch"], &[]),
+    Opt::flag("ahead-behind", &["ahead-behind"], &[]),
+    Opt::flag("porcelain", &["porcelain"], &[]),
+    Opt::flag("long", &["long"], &[]),
+    Opt::flag("null", &["null"], &['z']),
+    Opt::flag("amend", &["amend"], &[]),
+    Opt::flag("post-rewrite", &["post-rewrite"], &[]),
+    Opt::opt_value("untracked-files", &["untracked-files"], &['u']),
+    Opt::value("pathspec-from-file", &["pathspec-from-file"], &[]),
+    Opt::flag("pathspec-file-nul", &["pathspec-file-nul"], &[]),
+    Opt::flag("allow-empty", &["allow-empty"], &[]),
+    Opt::flag("allow-empty-message", &["allow-empty-message"], &[]),
 ];
 
 /// `git fetch` (builtin/fetch.c).
@@ -1807,6 +1894,58 @@ mod tests {
     }
 
     #[test]
+    fn commit_names_what_it_records_for_the_scope_check() {
+        let target = |words: &[&str]| {
+            let inv = p(words);
+            assert_eq!(inv.problem, None, "{words:?}");
+            (inv.actions[0].scope.clone(), inv.actions[0].has("amend"))
+        };
+        let commit = |all: bool, paths: &[&str], include: bool, chdir: &[&str]| {
+            Some(ScopeTarget::Commit {
+                all,
+                paths: paths.iter().map(|s| s.to_string()).collect(),
+                include,
+                chdir: chdir.iter().map(|s| s.to_string()).collect(),
+            })
+        };
+        assert_eq!(target(&["commit", "-m", "x"]), (commit(false, &[], false, &[]), false));
+        assert_eq!(target(&["commit", "-am", "x"]), (commit(true, &[], false, &[]), false));
+        assert_eq!(target(&["commit", "-pm", "x"]), (commit(true, &[], false, &[]), false));
+        assert_eq!(target(&["commit", "--interactive"]), (commit(true, &[], false, &[]), false));
+        assert_eq!(
+            target(&["commit", "-m", "x", "--", "a", "-b"]),
+            (commit(false, &["a", "-b"], false, &[]), false)
+        );
+        assert_eq!(target(&["commit", "-i", "-m", "x", "a"]), (commit(false, &["a"], true, &[]), false));
+        assert_eq!(target(&["commit", "--amend", "--no-edit"]), (commit(false, &[], false, &[]), true));
+        assert_eq!(target(&["commit", "--am", "--no-e"]), (commit(false, &[], false, &[]), true));
+        assert_eq!(
+            target(&["-C", "a", "-C", "b", "commit", "-m", "x"]),
+            (commit(false, &[], false, &["a", "b"]), false)
+        );
+        assert_eq!(
+            problem(&["commit", "--pathspec-from-file=l", "-m", "x"]),
+            Some("git commit --pathspec-from-file: the gate cannot see which paths it commits; name them".into())
+        );
+        assert_eq!(problem(&["commit", "--bogus"]), Some("unknown option --bogus".into()));
+    }
+
+    #[test]
+    fn push_names_its_remote_and_refspecs_for_the_scope_check() {
+        let target = |words: &[&str]| p(words).actions[0].scope.clone();
+        let push = |remote: Option<&str>, specs: &[&str]| {
+            Some(ScopeTarget::Push {
+                remote: remote.map(str::to_string),
+                refspecs: specs.iter().map(|s| s.to_string()).collect(),
+                chdir: vec![],
+            })
+        };
+        assert_eq!(target(&["push", "origin", "feat", "x:y"]), push(Some("origin"), &["feat", "x:y"]));
+        assert_eq!(target(&["push", "-d", "origin", "old"]), push(Some("origin"), &[":old"]));
+        assert_eq!(target(&["push", "--all", "origin"]), push(Some("origin"), &[]));
+    }
+
+    #[test]
     fn gh_credential_helper_push_gives_a_claim_and_no_override() {
         let inv = p(&[
             "-c",
@@ -1819,7 +1958,13 @@ mod tests {
             "HEAD:refs/heads/feat",
         ]);
         assert_eq!(inv.problem, None);
-        assert_eq!(inv.actions, vec![Action::new("push")]);
+        let mut want = Action::new("push");
+        want.scope = Some(ScopeTarget::Push {
+            remote: Some("origin".into()),
+            refspecs: vec!["HEAD:refs/heads/feat".into()],
+            chdir: vec![],
+        });
+        assert_eq!(inv.actions, vec![want]);
         assert_eq!(
             inv.claims,
             vec![Claim::GhCredentialHelper {
@@ -1885,7 +2030,11 @@ mod tests {
             "origin",
             "HEAD:refs/heads/main",
         ]);
-        assert_eq!(inv.actions, vec![Action::new("push").mark("default-branch")]);
+        assert_eq!(inv.actions.len(), 1);
+        assert_eq!(
+            (inv.actions[0].verb.as_str(), &inv.actions[0].marks),
+            ("push", &Action::new("").mark("default-branch").marks)
+        );
     }
 
     #[test]

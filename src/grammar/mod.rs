@@ -49,10 +49,20 @@ pub enum ScopeTarget {
         head: Option<String>,
     },
     /// `git commit`: the staged files; with `all`, every tracked change; `paths` when the call
-    /// names them (`git commit -- a b`, `--only`, `--include`).
-    Commit { all: bool, paths: Vec<String> },
+    /// names them (only those, or with `include` those and the index). `chdir` holds the `-C`
+    /// directories of the call, in order.
+    Commit {
+        all: bool,
+        paths: Vec<String>,
+        include: bool,
+        chdir: Vec<String>,
+    },
     /// `git push`: the files changed by the commits the refspecs would send to `remote`.
-    Push { remote: Option<String>, refspecs: Vec<String> },
+    Push {
+        remote: Option<String>,
+        refspecs: Vec<String>,
+        chdir: Vec<String>,
+    },
     /// A file written through a hosting API (`…/repos/{owner}/{repo}/contents/{path}`).
     Contents { owner: String, repo: String, path: String },
 }

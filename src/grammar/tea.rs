@@ -32,7 +32,7 @@
 use std::collections::BTreeSet;
 
 use crate::grammar::opts::{self, Item, Opt, Style};
-use crate::grammar::{Action, Invocation};
+use crate::grammar::{Action, Invocation, ScopeTarget};
 use crate::tool::Tool;
 
 /// tea needs no hardening arguments: its config and identity are pinned by the environment.
@@ -841,6 +841,14 @@ pub fn parse(args: &[String]) -> Invocation {
             for m in marks(&w) {
                 action.add(m);
             }
+            if w.verb == "pulls create" {
+                let p = &w.parsed;
+                action.scope = Some(ScopeTarget::PullRequest {
+                    repo: p.last("repo").and_then(crate::grammar::gh::owner_repo),
+                    base: p.last("base").filter(|b| !b.is_empty()).map(str::to_string),
+                    head: p.last("head").filter(|h| !h.is_empty()).map(str::to_string),
+                });
+            }
             inv.with_action(action)
         }
         Err(problem) => inv.with_problem(problem),
@@ -866,6 +874,27 @@ mod tests {
 
     fn problem(words: &[&str]) -> Option<String> {
         parse(&argv(words)).problem
+    }
+
+    #[test]
+    fn pulls_create_names_repo_base_and_head_for_the_scope_check() {
+        assert_eq!(
+            act(&["pulls", "--repo", "ops/app", "create", "--head", "fix", "-b", "main"]).scope,
+            Some(ScopeTarget::PullRequest {
+                repo: Some(("ops".into(), "app".into())),
+                base: Some("main".into()),
+                head: Some("fix".into()),
+            })
+        );
+        assert_eq!(
+            act(&["pr", "c", "-t", "x"]).scope,
+            Some(ScopeTarget::PullRequest {
+                repo: None,
+                base: None,
+                head: None
+            })
+        );
+        assert_eq!(act(&["pulls", "list"]).scope, None);
     }
 
     #[test]

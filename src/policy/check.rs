@@ -7,10 +7,12 @@
 //!   by this rule.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use crate::decision::{Request, Verdict, decide};
+use crate::decision::{Changes, Facts, Request, Verdict, decide};
 use crate::grammar;
 use crate::policy::{Policy, Required};
+use crate::scope::Rules;
 
 /// Every disagreement, one line each (empty when the examples hold).
 pub fn run_examples(policy: &Policy) -> Vec<String> {
@@ -29,12 +31,7 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
         Ok(p) => base.policies = p,
         Err(e) => out.push(e.to_string()),
     }
-    let judge = |argv: &[String], tier: u8| {
-        let inv = grammar::parse(policy.tool, argv);
-        let mut req = base.clone();
-        req.env_tier = Some(tier.to_string());
-        decide(&inv, policy, &req)
-    };
+    let judge = |argv: &[String], tier: u8| judge(policy, &base, argv, tier);
     for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
         if ex.allow.is_empty() && ex.refuse.is_empty() {
             out.push(format!("rule {} has no examples", rule.id));
@@ -85,6 +82,36 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
         }
     }
     out
+}
+
+/// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
+/// and a scope check finds no changed file (path rules are the skills' business, not the
+/// policy examples').
+fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8) -> crate::decision::Decision {
+    let inv = grammar::parse(policy.tool, argv);
+    let mut req = base.clone();
+    req.env_tier = Some(tier.to_string());
+    let d = decide(&inv, policy, &req);
+    if d.needs.is_empty() {
+        return d;
+    }
+    let mut facts = Facts {
+        skill_tiers: Some(Default::default()),
+        scope_rules: Some(Arc::new(Rules::empty())),
+        ..Facts::default()
+    };
+    for (i, _) in &d.needs.scope {
+        facts.changes.insert(
+            *i,
+            Ok(Changes {
+                files: Vec::new(),
+                how: "a policy example".into(),
+                repo: None,
+            }),
+        );
+    }
+    req.facts = facts;
+    decide(&inv, policy, &req)
 }
 
 #[cfg(test)]

@@ -84,6 +84,49 @@ pub struct RuleFile {
     pub instead: Option<String>,
     #[serde(default)]
     pub examples: Option<ExamplesFile>,
+    /// A path-scope check of what the call changes (DESIGN §7).
+    #[serde(default)]
+    pub scope: Option<ScopeKind>,
+    /// The most files a call of this rule may change, per effective tier (`{2: 3}`: at most 3
+    /// at tier 2; a tier not named has no limit). Needs `scope`.
+    #[serde(default)]
+    pub max_files: BTreeMap<u8, usize>,
+}
+
+/// Which scope check a rule asks for; the grammar supplies the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeKind {
+    /// A pull request: the files of `git diff <base>...<head>`.
+    Pr,
+    /// A file written through a hosting API.
+    Contents,
+    /// `git commit`: what the commit records.
+    Commit,
+    /// `git push`: the files of the commits it sends.
+    Push,
+}
+
+impl ScopeKind {
+    /// The action in a SCOPE VIOLATION line: "Refusing to <this> modifying <path>".
+    pub fn doing(self) -> &'static str {
+        match self {
+            ScopeKind::Pr => "create PR",
+            ScopeKind::Contents => "write a file",
+            ScopeKind::Commit => "commit",
+            ScopeKind::Push => "push",
+        }
+    }
+
+    /// What the call makes, for messages: "a pull request".
+    pub fn noun(self) -> &'static str {
+        match self {
+            ScopeKind::Pr => "a pull request",
+            ScopeKind::Contents => "a file write through the API",
+            ScopeKind::Commit => "a commit",
+            ScopeKind::Push => "a push",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -144,6 +187,8 @@ pub struct Rule {
     pub skill: String,
     pub what: Option<String>,
     pub instead: Option<String>,
+    pub scope: Option<ScopeKind>,
+    pub max_files: BTreeMap<u8, usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -304,6 +349,12 @@ impl Policy {
                     })
                     .unwrap_or_default(),
             );
+            if !r.max_files.is_empty() && r.scope.is_none() {
+                return Err(at("`max_files` needs a `scope` (it counts the files the scope check finds)".into()));
+            }
+            if let Some(t) = r.max_files.keys().find(|t| !(1..=3).contains(*t)) {
+                return Err(at(format!("`max_files` names tier {t}, which is not 1, 2 or 3")));
+            }
             rules.push(Rule {
                 id: r.id,
                 verbs: r.verbs,
@@ -312,6 +363,8 @@ impl Policy {
                 skill: r.skill.unwrap_or_else(|| file.skill.clone()),
                 what: r.what,
                 instead: r.instead,
+                scope: r.scope,
+                max_files: r.max_files,
             });
         }
         let mut reset = common.env.reset.clone();

@@ -31,6 +31,43 @@ struct Case {
     rule: String,
     #[serde(default)]
     received: Option<Vec<String>>,
+    /// Run in a real git repository (see [`repo_fixture`]): calls with a path-scope check need
+    /// one, because the gate works out what they change with git.
+    #[serde(default)]
+    repo: bool,
+}
+
+/// A repository at `<tmp>/repo`: `main` with a README, `origin/main` and `origin/HEAD` set,
+/// branches `fix/restart` and `feat` one commit ahead (a runbook check), the tag `v1.2`, a
+/// staged runbook change, and `fix/restart` checked out. The git stub records the calls the
+/// gate execs and hands the gate's own fact queries (they start `--no-pager
+/// --no-optional-locks`) to the real git, so scope checks see this repository.
+fn repo_fixture(env: &TestEnv) -> std::path::PathBuf {
+    use crate::real_tools::{git, which};
+    let repo = env.path("repo");
+    std::fs::create_dir_all(repo.join("checks")).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "app\n").unwrap();
+    git(&repo, &["add", "README.md"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    git(&repo, &["remote", "add", "origin", "https://example.com/ops/app.git"]);
+    git(&repo, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(&repo, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    git(&repo, &["switch", "-q", "-c", "fix/restart"]);
+    std::fs::write(repo.join("checks/http.md"), "check\n").unwrap();
+    git(&repo, &["add", "checks/http.md"]);
+    git(&repo, &["commit", "-q", "-m", "check"]);
+    git(&repo, &["branch", "feat"]);
+    git(&repo, &["tag", "v1.2"]);
+    std::fs::write(repo.join("checks/http.md"), "check 2\n").unwrap();
+    git(&repo, &["add", "checks/http.md"]);
+    let stub = format!(
+        "#!/bin/sh\nif [ \"$1\" = --no-pager ] && [ \"$2\" = --no-optional-locks ]; then exec {} \"$@\"; fi\n{}",
+        which("git").display(),
+        crate::harness::STUB.trim_start_matches("#!/bin/sh\n")
+    );
+    crate::harness::write_exec(&env.real.join("git"), &stub);
+    repo
 }
 
 fn load(tool: &str) -> Vec<Case> {
@@ -69,6 +106,9 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
     let mut cmd = env.cmd(tool, &args);
     cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if case.repo {
+        cmd.current_dir(repo_fixture(&env));
+    }
     let out = cmd.output().map_err(|e| format!("spawn: {e}"))?;
     let code = out.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -6,9 +6,13 @@
 
 mod harness;
 
+mod inventory;
+
 mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
 mod real_tools;
+mod scope;
+mod skills;
 mod ssh;

@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 
 use crate::harness::TestEnv;
 
-pub(crate) fn which(tool: &str) -> PathBuf {
+pub fn which(tool: &str) -> PathBuf {
     std::env::var_os("PATH")
         .and_then(|p| std::env::split_paths(&p).map(|d| d.join(tool)).find(|p| p.is_file()))
         .unwrap_or_else(|| panic!("{tool} is not installed; the test setup installs it"))
 }
 
-pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(which("git"))
         .args(args)
         .current_dir(dir)
@@ -95,8 +95,9 @@ fn repo(env: &TestEnv) -> (PathBuf, PathBuf, GitDaemon) {
     git(&work, &["remote", "add", "origin", &format!("{}/remote.git", daemon.url)]);
     git(&work, &["push", "-q", "origin", "main"]);
     git(&work, &["checkout", "-q", "-b", "feat"]);
-    std::fs::write(work.join("checks.md"), "check\n").unwrap();
-    git(&work, &["add", "checks.md"]);
+    std::fs::create_dir_all(work.join("checks")).unwrap();
+    std::fs::write(work.join("checks/http.md"), "check\n").unwrap();
+    git(&work, &["add", "checks/http.md"]);
     git(&work, &["commit", "-q", "-m", "second"]);
     (work, remote, daemon)
 }

@@ -218,9 +218,13 @@ fn git_over_ssh() -> (TestEnv, PathBuf, PathBuf) {
         &work,
         &["remote", "add", "origin", &format!("ssh://git@localhost{}", remote.display())],
     );
+    // As if fetched: the push scope check counts the commits not on a remote-tracking branch.
+    git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
     git(&work, &["checkout", "-q", "-b", "feat"]);
-    std::fs::write(work.join("checks.md"), "check\n").unwrap();
-    git(&work, &["add", "checks.md"]);
+    // A file the shipped git-pr skill lets an agent change (the push is scope-checked).
+    std::fs::create_dir(work.join("checks")).unwrap();
+    std::fs::write(work.join("checks/disk.md"), "check\n").unwrap();
+    git(&work, &["add", "checks/disk.md"]);
     git(&work, &["commit", "-q", "-m", "second"]);
     (env, work, remote)
 }

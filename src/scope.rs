@@ -1,0 +1,353 @@
+//! Path scope (DESIGN §7): the deny and allow patterns of skills, compiled with gitignore's
+//! semantics (the `ignore` crate), and the check of a list of changed files against them.
+//!
+//! - A pattern without a slash matches a name at any depth; a leading or middle slash anchors
+//!   it to the repository root; a trailing slash is a directory and everything under it; `**`
+//!   spans directories.
+//! - Deny patterns from every skill add up (a repository can only add to the baseline); they
+//!   match case-insensitively, the stricter reading. A negated pattern (`!x`) could only remove
+//!   a deny, so the skill parser drops it before it gets here.
+//! - An `allow` block makes an allow-list: a file the call changes must match one pattern of
+//!   each allow-list of the call's skill (baseline and repository copies alike), so a
+//!   repository can narrow the list but never widen it. Allow patterns match case-sensitively.
+//! - Paths are normalised first; a path with `..`, an absolute path, or one with a NUL or a
+//!   control character is a violation by itself.
+//!
+//! Pure: the skills come in already read; nothing here touches the file system.
+
+use std::path::PathBuf;
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use serde::Serialize;
+
+use crate::skill::{Problem, Skill};
+
+/// One allow-list: the allow block(s) of one skill file.
+#[derive(Debug, Clone)]
+struct AllowList {
+    skill: String,
+    file: String,
+    patterns: Vec<String>,
+    matcher: Gitignore,
+}
+
+/// The compiled rules of every skill consulted by one scope check.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    deny: Gitignore,
+    deny_count: usize,
+    allow: Vec<AllowList>,
+    /// Every skill file consulted, in order.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Why {
+    /// Matches a deny pattern of `source`.
+    Denied { pattern: String, source: String },
+    /// Matches no pattern of the allow-list in `source`.
+    NotAllowed { source: String, allowed: Vec<String> },
+    /// The path itself is refused (`..`, absolute, control characters, empty).
+    BadPath { reason: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub path: String,
+    #[serde(flatten)]
+    pub why: Why,
+}
+
+impl Violation {
+    /// The tail of the SCOPE VIOLATION line (DESIGN §4): `matches denied pattern P (FILE)`.
+    pub fn describe(&self) -> String {
+        match &self.why {
+            Why::Denied { pattern, source } => format!("matches denied pattern {pattern} ({source})"),
+            Why::NotAllowed { source, allowed } => {
+                format!("matches no allowed pattern ({source} allows only {})", allowed.join(", "))
+            }
+            Why::BadPath { reason } => reason.clone(),
+        }
+    }
+}
+
+fn builder(case_insensitive: bool) -> GitignoreBuilder {
+    let mut b = GitignoreBuilder::new(".");
+    b.case_insensitive(case_insensitive).ok();
+    b
+}
+
+fn compiled(b: GitignoreBuilder, file: &str) -> Result<Gitignore, Problem> {
+    b.build().map_err(|e| Problem {
+        path: file.to_string(),
+        message: format!("path patterns do not compile: {e}"),
+    })
+}
+
+impl Rules {
+    /// Compile the patterns of `skills`. A pattern that does not compile is an error naming its
+    /// file and line: skipping it would silently drop a rule.
+    pub fn build(skills: &[Skill]) -> Result<Rules, Problem> {
+        let mut deny = builder(true);
+        let mut deny_count = 0;
+        let mut allow = Vec::new();
+        let mut files = Vec::new();
+        for s in skills {
+            files.push(s.shown.clone());
+            for p in &s.parsed.deny {
+                deny.add_line(Some(PathBuf::from(&s.shown)), &p.text).map_err(|e| Problem {
+                    path: s.shown.clone(),
+                    message: format!("line {}: deny pattern `{}` does not compile: {e}", p.line, p.text),
+                })?;
+                deny_count += 1;
+            }
+            if let Some(list) = &s.parsed.allow {
+                let mut b = builder(false);
+                for p in list {
+                    b.add_line(Some(PathBuf::from(&s.shown)), &p.text).map_err(|e| Problem {
+                        path: s.shown.clone(),
+                        message: format!("line {}: allow pattern `{}` does not compile: {e}", p.line, p.text),
+                    })?;
+                }
+                allow.push(AllowList {
+                    skill: s.name.clone(),
+                    file: s.shown.clone(),
+                    patterns: list.iter().map(|p| p.text.clone()).collect(),
+                    matcher: compiled(b, &s.shown)?,
+                });
+            }
+        }
+        let first = files.first().cloned().unwrap_or_default();
+        Ok(Rules {
+            deny: compiled(deny, &first)?,
+            deny_count,
+            allow,
+            files,
+        })
+    }
+
+    /// No patterns at all.
+    pub fn empty() -> Rules {
+        Rules {
+            deny: Gitignore::empty(),
+            deny_count: 0,
+            allow: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    pub fn deny_count(&self) -> usize {
+        self.deny_count
+    }
+
+    /// The violations of `files` changed by a call of skill `skill`, in file order; for each
+    /// file the deny match comes first.
+    pub fn check(&self, skill: &str, files: &[String]) -> Vec<Violation> {
+        let lists: Vec<&AllowList> = self.allow.iter().filter(|a| a.skill == skill).collect();
+        let mut out = Vec::new();
+        for raw in files {
+            let path = match normalize(raw) {
+                Ok(p) => p,
+                Err(reason) => {
+                    out.push(Violation {
+                        path: raw.clone(),
+                        why: Why::BadPath { reason },
+                    });
+                    continue;
+                }
+            };
+            if let Match::Ignore(g) = self.deny.matched_path_or_any_parents(&path, false) {
+                out.push(Violation {
+                    path: path.clone(),
+                    why: Why::Denied {
+                        pattern: g.original().to_string(),
+                        source: g.from().map(|p| p.display().to_string()).unwrap_or_default(),
+                    },
+                });
+                continue;
+            }
+            for list in &lists {
+                if !matches!(list.matcher.matched_path_or_any_parents(&path, false), Match::Ignore(_)) {
+                    out.push(Violation {
+                        path: path.clone(),
+                        why: Why::NotAllowed {
+                            source: list.file.clone(),
+                            allowed: list.patterns.clone(),
+                        },
+                    });
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A repository-relative path in canonical form: no empty or `.` segments, no leading `/`.
+/// `..` anywhere, an empty path, and control characters are refused.
+pub fn normalize(path: &str) -> Result<String, String> {
+    if path.chars().any(|c| c.is_control()) {
+        return Err("paths with control characters are refused".into());
+    }
+    let mut parts = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => return Err("paths containing .. are refused".into()),
+            s => parts.push(s),
+        }
+    }
+    if parts.is_empty() {
+        return Err("an empty path is refused".into());
+    }
+    Ok(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skill::{Layout, Location, parse};
+    use pretty_assertions::assert_eq;
+
+    fn skill(name: &str, shown: &str, text: &str) -> Skill {
+        Skill {
+            name: name.into(),
+            shown: shown.into(),
+            layout: Layout::ClaudeOps,
+            location: Location::Baseline,
+            text: text.into(),
+            parsed: parse::parse(text, false),
+        }
+    }
+
+    fn deny(patterns: &str) -> Rules {
+        Rules::build(&[skill("s", "base/s.md", &format!("## Scope Rules\n\n```deny\n{patterns}\n```\n"))]).unwrap()
+    }
+
+    fn denied(r: &Rules, path: &str) -> Option<String> {
+        r.check("other", &[path.to_string()]).first().map(|v| match &v.why {
+            Why::Denied { pattern, .. } => pattern.clone(),
+            other => format!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn gitignore_pattern_forms_match_as_gitignore_does() {
+        let r =
+            deny("ie.yaml\nvms-*.yaml\n**/inventory/*.yaml\nwireguard/\n/volumes/\n.env\n*.pem\nprompts/*.md\nDockerfile.*\nsecrets/**");
+        for (path, want) in [
+            ("ie.yaml", Some("ie.yaml")),
+            ("hosts/eu/ie.yaml", Some("ie.yaml")),
+            ("IE.YAML", Some("ie.yaml")),
+            ("vms-prod.yaml", Some("vms-*.yaml")),
+            ("a/b/inventory/hosts.yaml", Some("**/inventory/*.yaml")),
+            ("inventory/hosts.yaml", Some("**/inventory/*.yaml")),
+            ("inventory/deep/hosts.yaml", None),
+            ("wireguard/wg0.conf", Some("wireguard/")),
+            ("net/wireguard/keys/a", Some("wireguard/")),
+            ("volumes/db/data", Some("/volumes/")),
+            ("app/volumes/db", None),
+            (".env", Some(".env")),
+            ("svc/.env", Some(".env")),
+            (".env.local", None),
+            ("certs/tls.pem", Some("*.pem")),
+            ("prompts/tier1.md", Some("prompts/*.md")),
+            ("docs/prompts/tier1.md", None),
+            ("Dockerfile.prod", Some("Dockerfile.*")),
+            ("Dockerfile", None),
+            ("secrets/a/b", Some("secrets/**")),
+            ("checks/http.md", None),
+        ] {
+            assert_eq!(denied(&r, path).as_deref(), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn paths_are_normalised_and_dot_dot_is_refused() {
+        assert_eq!(normalize("./a//b/./c.md").unwrap(), "a/b/c.md");
+        assert_eq!(normalize("/a/b").unwrap(), "a/b");
+        for bad in ["../x", "a/../b", "", "/", "a\nb"] {
+            assert!(normalize(bad).is_err(), "{bad:?}");
+        }
+        let r = deny("ie.yaml");
+        assert_eq!(
+            denied(&r, "./x/../ie.yaml").unwrap(),
+            "BadPath { reason: \"paths containing .. are refused\" }"
+        );
+        assert_eq!(denied(&r, "a//ie.yaml").unwrap(), "ie.yaml");
+    }
+
+    #[test]
+    fn repository_denies_add_to_the_baseline_and_name_their_file() {
+        let base = skill("git-pr", "base/git-pr.md", "## Scope Rules\n\n```deny\n*.pem\n```\n");
+        let repo = skill(
+            "git-pr",
+            "repos/infra/.claude-ops/skills/git-pr.md",
+            "## Scope Rules\n\n```deny\n!*.pem\nie.yaml\n```\n",
+        );
+        let r = Rules::build(&[base, repo]).unwrap();
+        let v = r.check("git-pr", &["k.pem".into(), "ie.yaml".into(), "ok.md".into()]);
+        assert_eq!(
+            v,
+            vec![
+                Violation {
+                    path: "k.pem".into(),
+                    why: Why::Denied {
+                        pattern: "*.pem".into(),
+                        source: "base/git-pr.md".into()
+                    }
+                },
+                Violation {
+                    path: "ie.yaml".into(),
+                    why: Why::Denied {
+                        pattern: "ie.yaml".into(),
+                        source: "repos/infra/.claude-ops/skills/git-pr.md".into()
+                    }
+                },
+            ]
+        );
+        assert_eq!(r.deny_count(), 2);
+    }
+
+    #[test]
+    fn allow_lists_apply_to_their_skill_and_only_narrow() {
+        let base = skill(
+            "git-pr",
+            "base/git-pr.md",
+            "## Scope Rules\n\n```allow\nchecks/*.md\nplaybooks/*.md\n```\n",
+        );
+        let repo = skill(
+            "git-pr",
+            "repo/git-pr.md",
+            "## Scope Rules\n\n```allow\nchecks/*.md\nanything/**\n```\n",
+        );
+        let r = Rules::build(&[base, repo]).unwrap();
+        assert_eq!(r.check("git-pr", &["checks/http.md".into()]), vec![]);
+        // Allowed by the repository but not the baseline: the baseline list still holds.
+        let v = r.check("git-pr", &["anything/x".into()]);
+        assert!(
+            matches!(&v[0].why, Why::NotAllowed { source, .. } if source == "base/git-pr.md"),
+            "{v:?}"
+        );
+        // Allowed by the baseline, narrowed out by the repository.
+        let v = r.check("git-pr", &["playbooks/restart.md".into()]);
+        assert!(
+            matches!(&v[0].why, Why::NotAllowed { source, .. } if source == "repo/git-pr.md"),
+            "{v:?}"
+        );
+        // Another skill's calls are not bound by git-pr's allow-list.
+        assert_eq!(r.check("http-request", &["anything/x".into()]), vec![]);
+        // Case matters for allow: CHECKS/x.md is not checks/*.md.
+        assert_eq!(r.check("git-pr", &["CHECKS/x.md".into()]).len(), 1);
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_compile_is_an_error_naming_the_file() {
+        let bad = skill("s", "base/s.md", "## Scope Rules\n\n```deny\nok.yaml\n{unclosed\n```\n");
+        let e = Rules::build(&[bad]).unwrap_err();
+        assert_eq!(e.path, "base/s.md");
+        assert!(e.message.contains("line 5") && e.message.contains("{unclosed"), "{}", e.message);
+    }
+}
