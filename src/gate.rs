@@ -34,14 +34,16 @@ pub fn run(ctx: &Context, tool: Tool) -> Exit {
 }
 
 /// argv as UTF-8; a word that is not is a call the gate cannot read, so it is refused.
-fn utf8_args(ctx: &Context, tool: Tool) -> std::result::Result<Vec<String>, Invocation> {
+fn utf8_args(ctx: &Context, tool: Tool) -> std::result::Result<Vec<String>, Box<Invocation>> {
     let mut out = Vec::with_capacity(ctx.args.len());
     for a in &ctx.args {
         match a.to_str() {
             Some(s) => out.push(s.to_string()),
             None => {
                 let shown: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-                return Err(Invocation::new(tool, &shown).with_problem(format!("argument {:?} is not UTF-8", a.to_string_lossy())));
+                return Err(Box::new(
+                    Invocation::new(tool, &shown).with_problem(format!("argument {:?} is not UTF-8", a.to_string_lossy())),
+                ));
             }
         }
     }
@@ -74,9 +76,33 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         hosts: cfg.hosts.clone(),
+        local: Default::default(),
         facts: decision::Facts::default(),
         ..Request::default()
     }
+}
+
+/// Parse the call, and when it names local files, find out where they are (and read the ones
+/// whose contents change what the call does, then parse again with them). Calls that name no
+/// file pay for nothing more than the parse.
+pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
+    let inv = grammar::parse(tool, args);
+    if inv.files.is_empty() {
+        return (
+            inv,
+            crate::files::LocalFacts {
+                workdir: Some(cwd.to_path_buf()),
+                ..Default::default()
+            },
+        );
+    }
+    let (facts, contents) = crate::files::gather(&inv, cwd);
+    let inv = if contents.is_empty() {
+        inv
+    } else {
+        grammar::parse_with(tool, args, &contents)
+    };
+    (inv, facts)
 }
 
 /// Gather the facts a first decision asked for: skills from the install's sources, changed
@@ -173,14 +199,15 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
     let policy = Policy::load(tool, cfg.policy.as_deref())?;
     let var = |name: &str| ctx.var(name);
-    let (args, inv) = match utf8_args(ctx, tool) {
+    let (args, inv, local) = match utf8_args(ctx, tool) {
         Ok(args) => {
-            let inv = grammar::parse(tool, &args);
-            (args, inv)
+            let (inv, local) = understand(tool, &args, &ctx.cwd);
+            (args, inv, local)
         }
-        Err(inv) => (inv.args.clone(), inv),
+        Err(inv) => (inv.args.clone(), *inv, Default::default()),
     };
     let mut req = request(&cfg, &policy, &inv, &var);
+    req.local = local;
     if inv.remote.is_some() {
         req.policies = remote_policies(&cfg, &inv)?;
     }

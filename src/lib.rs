@@ -15,6 +15,7 @@ pub mod error;
 pub mod exec;
 pub mod exit;
 pub mod facts;
+pub mod files;
 pub mod gate;
 pub mod grammar;
 pub mod install;

@@ -9,7 +9,6 @@ use crate::context::Context;
 use crate::decision::{self, Verdict};
 use crate::exit::Exit;
 use crate::gate;
-use crate::grammar;
 use crate::install::InstallConfig;
 use crate::policy::Policy;
 use crate::sanitize::escape;
@@ -27,7 +26,8 @@ pub struct Args {
     /// Judge as if dry-run were on.
     #[arg(long)]
     dry_run: bool,
-    /// The working directory of the call (a scope check runs git there). Default: this one.
+    /// The working directory of the call (a scope check runs git there; local files are
+    /// checked against it). Default: this one.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// Print one JSON object.
@@ -61,7 +61,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             return e.exit();
         }
     };
-    let inv = grammar::parse(tool, args);
+    let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
+    let (inv, local) = gate::understand(tool, args, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
@@ -79,6 +80,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
+    req.local = local;
     if inv.remote.is_some() {
         match gate::remote_policies(&cfg, &inv) {
             Ok(p) => req.policies = p,

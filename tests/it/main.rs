@@ -12,6 +12,8 @@ mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
+mod http;
+mod http_server;
 mod real_tools;
 mod scope;
 mod skills;
