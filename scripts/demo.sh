@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: install tiershim into ./demo/prefix with the bundled policy, then walk through
-# allowed, refused, dry-run and escape-attempt calls for each tool, as an agent at tier 1 and 2
-# would make them. Real git, curl, docker and psql clients are used where installed; tea (not
+# allowed, refused, dry-run and escape-attempt calls for each tool (ssh included), as an agent at
+# tier 1 and 2 would make them. Real git, curl, docker and psql clients are used where installed; tea (not
 # packaged here) and gh (if missing) get a stand-in that prints what it received.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +60,13 @@ agent 2 git push origin fix-check
 say "Dry-run: mutating calls print what they would do, and run nothing"
 DRY=1 agent 2 docker restart api
 DRY=1 agent 2 tea issues create --title "disk full on ie01"
+say "ssh: the remote command is judged by the same rules, part by part"
+agent 1 ssh -o BatchMode=yes -o ConnectTimeout=2 ops@ie01.invalid "docker ps --format '{{.Names}}'"   # allowed; the host does not exist
+agent 1 ssh ops@ie01 "docker restart api"
+agent 2 ssh ops@ie01 "docker restart api; rm -rf /"
+agent 2 ssh ops@ie01 'docker restart $(docker ps -q)'
+agent 2 ssh -o ProxyCommand='sh -c id' ops@ie01 uptime
+DRY=1 agent 2 ssh ops@ie01 "cd /srv/media && docker compose up -d jellyfin"
 say "Escape attempts"
 TIER_ENV=3 agent 1 docker restart api     # the environment asks for tier 3 in a tier-1 directory
 agent 1 env docker ps                      # no env, shells or interpreters on the agent's PATH

@@ -735,11 +735,19 @@ fn judge_part(
         skills = decide(&part.inv, part_policy, &sub).needs.skills;
     }
     let host_shown = escape(host);
-    // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`.
-    let what = if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool {
-        escape(&shown).into_owned()
-    } else {
-        d.what.clone()
+    // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`, and
+    // a construct by what it is and its text than by the list in its rule.
+    let what = match shown.strip_prefix("construct ") {
+        Some(kind) if d.tool == tool => {
+            let text = part.words.first().map(|w| redact(w).into_owned()).unwrap_or_default();
+            let text: String = match text.char_indices().nth(60) {
+                Some((cut, _)) => format!("{}…", &text[..cut]),
+                None => text,
+            };
+            format!("{} `{}`", kind.replace('-', " "), escape(&text))
+        }
+        _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
+        _ => d.what.clone(),
     };
     let f = Finding {
         required: d.required_tier,

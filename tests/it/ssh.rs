@@ -47,6 +47,15 @@ fn a_refused_part_names_the_host_and_the_real_ssh_never_runs() {
         "{}",
         r.stderr()
     );
+    let r = env.run("ssh", &["ie01", "docker restart $(docker ps -q)"], &[("CLAUDEOPS_TIER", "2")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(
+        r.stderr().starts_with(
+            "[skill:container-ops] REFUSED: command substitution `$(docker ps -q)` on ie01 requires tier 3 (this agent is tier 2)"
+        ),
+        "{}",
+        r.stderr()
+    );
     assert_eq!(env.received("ssh"), None);
 }
 
