@@ -17,6 +17,7 @@ socat socat
 openssl openssl
 psql postgresql-client
 mariadb-install-db mariadb-server
+ssh openssh-client
 '
 
 missing=

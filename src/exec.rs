@@ -169,8 +169,20 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
         // Hardened install: the real tool is only reachable while the group is held.
         return crate::harden::exec_as_caller(real, &argv, &envp);
     }
-    match nix::unistd::execve(&path, &argv, &envp) {
-        Err(errno) => fail(std::io::Error::from(errno)),
-        Ok(never) => match never {},
+    let mut tries = 0;
+    loop {
+        match nix::unistd::execve(&path, &argv, &envp) {
+            // The file is open for writing somewhere (being installed, or inherited by a child
+            // another thread forked mid-write): the same binary, briefly. Wait, then try again.
+            Err(nix::errno::Errno::ETXTBSY) if tries < BUSY_RETRIES => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(errno) => return fail(std::io::Error::from(errno)),
+            Ok(never) => match never {},
+        }
     }
 }
+
+/// How often an exec that fails with ETXTBSY is tried again, 10 ms apart.
+pub const BUSY_RETRIES: u32 = 50;

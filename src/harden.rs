@@ -75,9 +75,17 @@ pub fn exec_as_caller(real: &Path, argv: &[CString], envp: &[CString]) -> Error 
         return e;
     }
     let empty = c"";
-    match nix::unistd::execveat(&file, empty, argv, envp, AtFlags::AT_EMPTY_PATH) {
-        Err(errno) => fail(std::io::Error::from(errno)),
-        Ok(never) => match never {},
+    let mut tries = 0;
+    loop {
+        match nix::unistd::execveat(&file, empty, argv, envp, AtFlags::AT_EMPTY_PATH) {
+            // As in `exec::exec`: a file briefly open for writing elsewhere.
+            Err(nix::errno::Errno::ETXTBSY) if tries < crate::exec::BUSY_RETRIES => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(errno) => return fail(std::io::Error::from(errno)),
+            Ok(never) => match never {},
+        }
     }
 }
 

@@ -112,7 +112,8 @@ pub const DOMAINS: &[DomainSpec] = &[
 ];
 
 /// The domain a gated tool's calls belong to, for the fallback line; `None` when no MCP server
-/// does what the tool does (git works on the local repository).
+/// does what the tool does (git works on the local repository; an ssh call belongs to the
+/// domain of the remote command that decided it, which the gate passes instead).
 pub fn domain_of(tool: Tool) -> Option<&'static DomainSpec> {
     let id = match tool {
         Tool::Gh => "git-github",
@@ -120,7 +121,7 @@ pub fn domain_of(tool: Tool) -> Option<&'static DomainSpec> {
         Tool::Docker => "container",
         Tool::Psql | Tool::Mysql => "database",
         Tool::Curl => "http",
-        Tool::Git => return None,
+        Tool::Git | Tool::Ssh => return None,
     };
     DOMAINS.iter().find(|d| d.id == id)
 }
@@ -338,9 +339,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_gated_tool_but_git_has_a_domain_and_every_operation_parses() {
+    fn every_gated_tool_but_git_and_ssh_has_a_domain_and_every_operation_parses() {
         for t in Tool::ALL {
-            assert_eq!(domain_of(t).is_some(), t != Tool::Git, "{t}");
+            assert_eq!(domain_of(t).is_some(), !matches!(t, Tool::Git | Tool::Ssh), "{t}");
         }
         for d in DOMAINS {
             for (name, tool, argv) in d.operations {

@@ -519,6 +519,11 @@ mod tests {
             "host=db password=pw user=x",
             "ghp_abcdefghijklmnopqrstuvwxyz0123",
             "--token=abc",
+            "-su",
+            "bob:pw",
+            "-fsubob:pw",
+            "-u",
+            "nginx",
         ]));
         assert_eq!(
             got,
@@ -533,6 +538,11 @@ mod tests {
                 "host=db password=[REDACTED] user=x",
                 "[REDACTED]",
                 "--token=[REDACTED]",
+                "-su",
+                "bob:[REDACTED]",
+                "-fsubob:[REDACTED]",
+                "-u",
+                "nginx",
             ])
         );
     }

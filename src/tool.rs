@@ -12,10 +12,20 @@ pub enum Tool {
     Mysql,
     Curl,
     Git,
+    Ssh,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 7] = [Tool::Gh, Tool::Tea, Tool::Docker, Tool::Psql, Tool::Mysql, Tool::Curl, Tool::Git];
+    pub const ALL: [Tool; 8] = [
+        Tool::Gh,
+        Tool::Tea,
+        Tool::Docker,
+        Tool::Psql,
+        Tool::Mysql,
+        Tool::Curl,
+        Tool::Git,
+        Tool::Ssh,
+    ];
 
     /// The program name the tool is linked under. Exact names only.
     pub fn name(self) -> &'static str {
@@ -27,11 +37,17 @@ impl Tool {
             Tool::Mysql => "mysql",
             Tool::Curl => "curl",
             Tool::Git => "git",
+            Tool::Ssh => "ssh",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Every tool name, for messages (`gh, tea, docker, …`).
+    pub fn names() -> String {
+        Tool::ALL.map(Tool::name).join(", ")
     }
 
     /// The capability named in the "No suitable tool found" line.
@@ -44,6 +60,7 @@ impl Tool {
             Tool::Mysql => "databases",
             Tool::Curl => "HTTP",
             Tool::Git => "git repositories",
+            Tool::Ssh => "remote hosts",
         }
     }
 }

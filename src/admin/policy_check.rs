@@ -48,7 +48,7 @@ pub fn run(a: Args) -> Exit {
                 continue;
             }
         };
-        let failures = check::run_examples(&policy);
+        let failures = check::run_examples_in(&policy, a.dir.as_deref());
         let examples: usize = policy.examples.iter().map(|e| e.allow.len() + e.refuse.len()).sum();
         if failures.is_empty() {
             println!(

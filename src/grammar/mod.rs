@@ -15,7 +15,11 @@ pub mod graphql;
 pub mod http;
 pub mod mysql;
 pub mod psql;
+pub mod remote;
+pub mod shell;
 pub mod sql;
+pub mod ssh;
+pub mod systemd;
 pub mod tea;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -172,6 +176,13 @@ pub enum Claim {
         flag: String,
         exclusive: &'static [&'static str],
     },
+    /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
+    /// `tiershim.yaml` lists `hosts:`, it must be one of them.
+    SshHost { host: String, via: String },
+    /// A call only the real `tool` of this install makes, as a nested call (git asking for
+    /// `git-receive-pack` over ssh, ssh running its own `-J` hop): allowed only when the parent
+    /// process is that binary, whose own call the gate already judged.
+    Parent { tool: Tool, what: String },
 }
 
 /// What a grammar makes of argv.
@@ -188,6 +199,9 @@ pub struct Invocation {
     /// Set when the grammar cannot understand the call (unknown option, missing value, …).
     /// A call with a problem is always refused.
     pub problem: Option<String>,
+    /// What an ssh call runs on the remote host, cut into parts that are judged like local
+    /// calls (None for every other tool).
+    pub remote: Option<Box<remote::Remote>>,
 }
 
 impl Invocation {
@@ -199,6 +213,7 @@ impl Invocation {
             claims: Vec::new(),
             files: Vec::new(),
             problem: None,
+            remote: None,
         }
     }
 
@@ -237,6 +252,7 @@ pub fn parse_with(tool: Tool, args: &[String], contents: &Contents) -> Invocatio
         Tool::Psql => psql::parse(args),
         Tool::Mysql => mysql::parse(args),
         Tool::Git => git::parse(args),
+        Tool::Ssh => ssh::parse(args),
     }
 }
 
@@ -247,7 +263,7 @@ pub fn parse_scripts(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation
     match tool {
         Tool::Psql => psql::parse_with(args, inputs),
         Tool::Mysql => mysql::parse_with(args, inputs),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git => parse(tool, args),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => parse(tool, args),
     }
 }
 
@@ -257,7 +273,7 @@ pub fn sources(tool: Tool, args: &[String]) -> Sources {
     match tool {
         Tool::Psql => psql::sources(args),
         Tool::Mysql => mysql::sources(args),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git => Sources::default(),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => Sources::default(),
     }
 }
 
@@ -266,7 +282,7 @@ pub fn sources(tool: Tool, args: &[String]) -> Sources {
 pub fn redact(tool: Tool, args: Vec<String>) -> Vec<String> {
     match tool {
         Tool::Mysql => mysql::redact(&args),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Psql | Tool::Curl | Tool::Git => args,
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Psql | Tool::Curl | Tool::Git | Tool::Ssh => args,
     }
 }
 
@@ -301,7 +317,8 @@ pub enum Input {
 }
 
 /// Hardening arguments a grammar declares, inserted before the caller's argv at exec
-/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`).
+/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`; ssh's `-F`
+/// names the only configuration file it may read).
 pub fn prepend(tool: Tool) -> &'static [&'static str] {
     match tool {
         Tool::Curl => curl::PREPEND,
@@ -311,6 +328,7 @@ pub fn prepend(tool: Tool) -> &'static [&'static str] {
         Tool::Tea => tea::PREPEND,
         Tool::Docker => docker::PREPEND,
         Tool::Git => git::PREPEND,
+        Tool::Ssh => ssh::PREPEND,
     }
 }
 

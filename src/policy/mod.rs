@@ -174,6 +174,18 @@ pub struct CommonFile {
     pub env: EnvFile,
 }
 
+/// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
+/// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
+pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+    match tool {
+        Tool::Ssh => Policy::load_all(
+            crate::grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
+            override_dir,
+        ),
+        _ => Ok(BTreeMap::new()),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Engine types
 
@@ -230,6 +242,7 @@ fn embedded_json(tool: Tool) -> &'static str {
         Tool::Mysql => include_str!(concat!(env!("OUT_DIR"), "/policy/mysql.json")),
         Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
         Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
+        Tool::Ssh => include_str!(concat!(env!("OUT_DIR"), "/policy/ssh.json")),
     }
 }
 
@@ -243,7 +256,7 @@ const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
 pub fn uses_endpoints(tool: Tool) -> bool {
     match tool {
         Tool::Curl | Tool::Gh => true,
-        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Mysql | Tool::Git => false,
+        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Mysql | Tool::Git | Tool::Ssh => false,
     }
 }
 
@@ -257,6 +270,7 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
         Tool::Mysql => include_str!("../../policy/mysql.yaml"),
         Tool::Curl => include_str!("../../policy/curl.yaml"),
         Tool::Git => include_str!("../../policy/git.yaml"),
+        Tool::Ssh => include_str!("../../policy/ssh.yaml"),
     }
 }
 
@@ -343,7 +357,7 @@ impl Policy {
         }
         let mut failures = check::run_endpoint_examples(&policy);
         if overridden {
-            failures.extend(check::run_examples(&policy));
+            failures.extend(check::run_examples_in(&policy, Some(dir)));
         }
         if let Some(first) = failures.first() {
             return Err(policy_err(
@@ -454,6 +468,19 @@ impl Policy {
             endpoint_examples: Vec::new(),
             endpoints_source: String::new(),
         })
+    }
+
+    /// The policies of the gated tools an ssh call's remote command runs, for [`Request::policies`]
+    /// (`crate::decision::Request`): the tools `tools` names, from the same place as the ssh
+    /// policy (`override_dir` when it has that tool's file, else embedded).
+    pub fn load_all(tools: impl IntoIterator<Item = Tool>, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+        let mut out = BTreeMap::new();
+        for t in tools {
+            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(t) {
+                e.insert(Policy::load(t, override_dir)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Whether `var` is one of the hardened variables for this tool.

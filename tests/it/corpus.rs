@@ -24,6 +24,9 @@ struct Case {
     pinned: BTreeMap<String, String>,
     #[serde(default)]
     dry_run: bool,
+    /// `hosts:` for tiershim.yaml (ssh).
+    #[serde(default)]
+    hosts: Option<Vec<String>>,
     verdict: String,
     rule: String,
     #[serde(default)]
@@ -84,6 +87,9 @@ fn expand(s: &str, env: &TestEnv) -> String {
 /// Run one case; Err describes the disagreement.
 fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     let mut extra = String::new();
+    if let Some(hosts) = &case.hosts {
+        extra.push_str(&format!("hosts: {}\n", serde_json::to_string(hosts).unwrap_or_default()));
+    }
     if !case.pinned.is_empty() {
         extra.push_str("env:\n");
         for (k, v) in &case.pinned {
@@ -233,6 +239,83 @@ fn corpus_curl() {
 #[test]
 fn corpus_git() {
     run_tool("git");
+}
+
+#[test]
+fn corpus_ssh() {
+    run_tool("ssh");
+}
+
+/// The same cases through `tiershim explain --json --config FILE`: the decision without the gate
+/// around it must be the same one.
+#[test]
+fn corpus_ssh_through_explain() {
+    let cases = load("ssh");
+    let mut failures = Vec::new();
+    // One install per distinct config: explain only reads the file.
+    let mut envs: BTreeMap<String, TestEnv> = BTreeMap::new();
+    for (i, case) in cases.iter().enumerate() {
+        if !case.env.is_empty() {
+            continue; // explain takes no caller environment
+        }
+        let extra = match &case.hosts {
+            Some(h) => format!("hosts: {}\n", serde_json::to_string(h).unwrap_or_default()),
+            None => String::new(),
+        };
+        let ceiling = case.ceiling.unwrap_or(3);
+        let env = envs
+            .entry(format!("{ceiling}\n{extra}"))
+            .or_insert_with(|| TestEnv::new(ceiling, &extra));
+        let mut cmd = std::process::Command::new(crate::harness::bin());
+        cmd.arg("explain")
+            .arg("--json")
+            .arg("--config")
+            .arg(env.config_path())
+            .arg("--tier")
+            .arg(case.tier.to_string());
+        if case.dry_run {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd
+            .arg("--")
+            .arg("ssh")
+            .args(&case.argv)
+            .env_remove("CLAUDEOPS_TIER")
+            .env_remove("CLAUDEOPS_DRY_RUN")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!(
+                    "  #{i} {:?}: no JSON ({e}): {}",
+                    case.argv,
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+                continue;
+            }
+        };
+        let (verdict, rule) = (v["verdict"].as_str().unwrap_or("?"), v["rule"].as_str().unwrap_or("?"));
+        let want_code = if case.verdict == "refuse" { 77 } else { 0 };
+        if verdict != case.verdict || rule != case.rule || out.status.code() != Some(want_code) {
+            let name = case.name.clone().unwrap_or_else(|| format!("#{i}"));
+            failures.push(format!(
+                "  ssh {} [{name}, tier {}]: explain says {verdict} by {rule} (exit {:?}), want {} by {}",
+                case.argv.join(" "),
+                case.tier,
+                out.status.code(),
+                case.verdict,
+                case.rule
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} ssh cases disagree through explain:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

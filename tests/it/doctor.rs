@@ -71,7 +71,7 @@ fn a_sound_installation_passes_every_check() {
         "checking",
         "uid 65534)",
         "✓ rbash: ",
-        "✓ tier1: links gh, tea, docker, psql, mysql, curl, git -> ",
+        "✓ tier1: links gh, tea, docker, psql, mysql, curl, git, ssh -> ",
         "✓ tier2: ",
         "parses, ceiling 2",
         "✓ tier3: restricted profile ",

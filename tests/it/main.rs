@@ -26,3 +26,4 @@ mod real_tools;
 mod scope;
 mod shell;
 mod skills;
+mod ssh;
