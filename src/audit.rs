@@ -66,6 +66,22 @@ pub struct AuditRecord {
     /// For an ssh call with a remote command: the host and the command as the gate read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<RemoteRecord>,
+    /// For a call that counts against a cooldown budget: how each budget stood, and whether
+    /// this call was recorded in the state file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cooldown: Option<CooldownRecord>,
+}
+
+/// The cooldown budgets of one call in the audit log.
+#[derive(Debug, Clone, Serialize)]
+pub struct CooldownRecord {
+    /// The state file.
+    pub state: String,
+    /// Per service and class: the calls before this one in the window, the budget, and whether
+    /// it allowed this one.
+    pub budgets: Vec<crate::cooldown::Standing>,
+    /// The call was counted in the state file (allowed, not a dry run).
+    pub recorded: bool,
 }
 
 /// The remote command of an ssh call, parsed: what runs where, and how each part was judged.

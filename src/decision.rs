@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::cooldown::{self, Charge, Standing};
 use crate::grammar::remote::Part;
 use crate::grammar::{Access, Action, Claim, Invocation};
+use crate::policy::cooldown::Class;
 use crate::policy::endpoints::Endpoint;
 use crate::policy::{Policy, Required, Rule, ScopeKind};
 use crate::sanitize::{escape, redact};
@@ -65,6 +67,8 @@ pub struct Request {
     pub remote_host: Option<String>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
+    /// `cooldown_state:` in `tiershim.yaml`: restart and redeploy budgets are enforced.
+    pub cooldown: bool,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
     pub facts: Facts,
 }
@@ -80,6 +84,9 @@ pub struct Facts {
     pub scope_rules: Option<Arc<Rules>>,
     /// Per action index: the files the action changes, or why they could not be worked out.
     pub changes: BTreeMap<usize, Result<Changes, String>>,
+    /// The cooldown budgets and counts, read under the state file's lock; or why the state
+    /// file cannot be used (the call is then refused).
+    pub cooldown: Option<Result<cooldown::Facts, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,11 +112,13 @@ pub struct Needs {
     pub skills: BTreeSet<String>,
     /// Actions (by index) whose changed files a scope check needs.
     pub scope: Vec<(usize, ScopeKind)>,
+    /// The call counts against a cooldown budget: the budgets and the state file.
+    pub cooldown: bool,
 }
 
 impl Needs {
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty() && self.scope.is_empty()
+        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown
     }
 }
 
@@ -178,6 +187,13 @@ pub struct Decision {
     pub parts: Vec<PartDecision>,
     /// The index in `parts` of the part that decided, when a part did.
     pub deciding_part: Option<usize>,
+    /// The cooldown budgets the call counts against and how they stand (judged once the
+    /// counts were read; empty when no budget applies).
+    pub cooldown: Vec<Standing>,
+    /// The services the call would count against (`ie01:jellyfin` for a remote part), one per
+    /// target named; what the gate records when it runs the call.
+    #[serde(skip)]
+    pub charges: Vec<Charge>,
 }
 
 /// How one part of an ssh remote command was judged: by the same `decide()` and the policy of
@@ -209,6 +225,8 @@ struct Finding {
     /// Scope checks the matching rules ask for, and their file limits per tier.
     scope: Option<ScopeKind>,
     max_files: BTreeMap<u8, usize>,
+    /// The cooldown class the matching rules give the action (the strongest).
+    cooldown: Option<Class>,
 }
 
 fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
@@ -231,6 +249,7 @@ fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
         action: None,
         scope: None,
         max_files: BTreeMap::new(),
+        cooldown: None,
     }
 }
 
@@ -245,6 +264,7 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
         action: None,
         scope: None,
         max_files: BTreeMap::new(),
+        cooldown: None,
     }
 }
 
@@ -268,6 +288,7 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
         action: None,
         scope: None,
         max_files: BTreeMap::new(),
+        cooldown: None,
     }
 }
 
@@ -347,6 +368,12 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     };
     f.scope = scope;
     f.max_files = max_files;
+    f.cooldown = policy
+        .rules
+        .iter()
+        .filter(|r| matches(r, verb, action))
+        .filter_map(|r| r.cooldown)
+        .max();
     f
 }
 
@@ -519,12 +546,14 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let mut findings = Vec::new();
     let mut parts = Vec::new();
     let mut part_skills = BTreeSet::new();
+    let mut charges = Vec::new();
     if let Some(remote) = inv.remote.as_deref() {
         for part in &remote.parts {
-            let (f, p, skills) = judge_part(tool, &remote.host, part, policy, req, effective);
+            let (f, p, skills, part_charges) = judge_part(tool, &remote.host, part, policy, req, effective);
             findings.push(f);
             parts.push(p);
             part_skills.extend(skills);
+            charges.extend(part_charges);
         }
     }
     let n_parts = parts.len();
@@ -555,6 +584,9 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     }
     check_claims(tool, policy, inv, req, &mut findings);
     check_files(tool, policy, inv, req, &mut findings);
+    if req.cooldown {
+        check_targets(tool, inv, req, &mut findings, &mut charges);
+    }
 
     // A skill's Tier Requirement raises the calls of that skill that change something; reads
     // (tier 1 rules) are never raised, so observing needs no skill file.
@@ -604,6 +636,8 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         needs: Needs::default(),
         parts,
         deciding_part,
+        cooldown: Vec::new(),
+        charges: Vec::new(),
     };
     if d.verdict == Verdict::Refuse {
         d.instead = Some(instead_text(&findings[worst]));
@@ -672,8 +706,47 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             _ => needs.scope.push((i, kind)),
         }
     }
+    // Cooldown budgets, judged once for the whole call (a remote part's charges are the ssh
+    // call's) with the counts read under the state file's lock.
+    d.charges = charges;
+    if req.cooldown && req.remote_host.is_none() && !d.charges.is_empty() {
+        match &req.facts.cooldown {
+            None => needs.cooldown = true,
+            Some(Err(why)) => {
+                reasons.push(format!("cooldown state {}", escape(why)));
+                d.verdict = Verdict::Refuse;
+                d.rule = format!("{tool}.cooldown-state");
+                d.what = format!("cooldown state {}", escape(why));
+                d.instead = Some("the call is refused until an operator fixes the file (tiershim doctor shows its health)".into());
+                d.reasons = reasons;
+                return d;
+            }
+            Some(Ok(f)) => {
+                let standings = cooldown::evaluate(&d.charges, &f.budgets, &f.state, f.now);
+                for s in &standings {
+                    reasons.push(format!(
+                        "cooldown {} for {}: {}{}",
+                        s.class,
+                        escape(&s.key),
+                        s.counts(),
+                        if s.allowed { "" } else { ", spent" }
+                    ));
+                }
+                if let Some(spent) = standings.iter().find(|s| !s.allowed) {
+                    d.verdict = Verdict::Refuse;
+                    d.rule = format!("{tool}.cooldown");
+                    d.what = format!("cooldown for {}", escape(&spent.key));
+                    d.instead = Some("escalate or wait".into());
+                    d.cooldown = standings;
+                    d.reasons = reasons;
+                    return d;
+                }
+                d.cooldown = standings;
+            }
+        }
+    }
     if !needs.is_empty() {
-        reasons.push("the facts this decision needs (skills, changed files) were not gathered".into());
+        reasons.push("the facts this decision needs (skills, changed files, cooldown counts) were not gathered".into());
         d.verdict = Verdict::Refuse;
         d.rule = format!("{tool}.facts");
         d.what = format!("{} without the facts its decision needs", d.what);
@@ -683,6 +756,39 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     }
     d.reasons = reasons;
     d
+}
+
+/// The targets of every action a cooldown budget counts, keyed (with the remote host in front
+/// for a remote part). A target the gate cannot name (a container id, everything of a compose
+/// project, an expansion) cannot be counted: below tier 3 the call is refused.
+fn check_targets(tool: Tool, inv: &Invocation, req: &Request, findings: &mut Vec<Finding>, charges: &mut Vec<Charge>) {
+    let budgets = match &req.facts.cooldown {
+        Some(Ok(f)) => Some(&*f.budgets),
+        _ => None,
+    };
+    let mut unnamed = Vec::new();
+    for f in findings.iter() {
+        let (Some(i), Some(class)) = (f.action, f.cooldown) else { continue };
+        let Some(action) = inv.actions.get(i) else { continue };
+        for t in &action.targets {
+            match cooldown::key_of(t, req.remote_host.as_deref(), budgets) {
+                Ok(key) => charges.push(Charge { key, class }),
+                Err(why) => unnamed.push(Finding {
+                    required: Required::Tier(3),
+                    rule: format!("{tool}.cooldown-target"),
+                    skill: f.skill.clone(),
+                    what: format!("{} whose {} budget cannot count it ({why})", f.what, class),
+                    reason: format!("cooldown: {why}, so the {class} budget cannot count it"),
+                    instead: Some("name each container or service (docker restart api), or escalate to tier 3".into()),
+                    action: None,
+                    scope: None,
+                    max_files: BTreeMap::new(),
+                    cooldown: None,
+                }),
+            }
+        }
+    }
+    findings.extend(unnamed);
 }
 
 /// The strictest finding; the first of equals (argv order) explains it.
@@ -719,7 +825,7 @@ fn judge_part(
     policy: &Policy,
     req: &Request,
     effective: u8,
-) -> (Finding, PartDecision, BTreeSet<String>) {
+) -> (Finding, PartDecision, BTreeSet<String>, Vec<Charge>) {
     let shown = part.shown();
     let part_policy = if part.inv.tool == tool {
         Some(policy)
@@ -751,7 +857,7 @@ fn judge_part(
             rule: f.rule.clone(),
             skill: f.skill.clone(),
         };
-        return (f, p, BTreeSet::new());
+        return (f, p, BTreeSet::new(), Vec::new());
     };
     let remote_changes = format!("the repository is on {}, where the gate cannot list what it changes", escape(host));
     let mut sub = Request {
@@ -761,14 +867,17 @@ fn judge_part(
         dry_run_pinned: req.dry_run_pinned,
         parents: req.parents.clone(),
         remote_host: Some(host.to_string()),
+        cooldown: req.cooldown,
         facts: Facts {
             skill_tiers: Some(req.facts.skill_tiers.clone().unwrap_or_default()),
             scope_rules: None,
             changes: (0..part.inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
+            cooldown: req.facts.cooldown.clone(),
         },
         ..Request::default()
     };
-    let d = decide(&part.inv, part_policy, &sub);
+    let mut d = decide(&part.inv, part_policy, &sub);
+    let charges = std::mem::take(&mut d.charges);
     let mut skills = BTreeSet::new();
     if req.facts.skill_tiers.is_none() && d.verdict != Verdict::Refuse {
         // Which skills could still raise this part: ask as the first pass of a local call would.
@@ -800,6 +909,7 @@ fn judge_part(
         action: None,
         scope: None,
         max_files: BTreeMap::new(),
+        cooldown: None,
     };
     let p = PartDecision {
         host: host.to_string(),
@@ -811,7 +921,7 @@ fn judge_part(
         rule: d.rule,
         skill: d.skill,
     };
-    (f, p, skills)
+    (f, p, skills, charges)
 }
 
 fn instead_text(f: &Finding) -> String {
@@ -839,6 +949,14 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
         }
         Verdict::Refuse => {
             let instead = d.instead.as_deref().unwrap_or("ask an operator");
+            if d.rule.ends_with(".cooldown")
+                && let Some(spent) = d.cooldown.iter().find(|c| !c.allowed)
+            {
+                return cooldown::refusal_line(skill, spent);
+            }
+            if d.rule.ends_with(".cooldown-state") {
+                return format!("[skill:{s}] REFUSED: {} — {instead}", d.what);
+            }
             if let Some(v) = d.scope.as_ref().and_then(|r| r.violations.first().map(|v| (r.check, v))) {
                 let (kind, v) = v;
                 return format!(

@@ -36,6 +36,9 @@ pub enum Error {
     #[error("{tool} is not installed at {path}")]
     RealMissing { tool: String, path: String },
 
+    #[error("cooldown state {path}: {msg}; the call is refused rather than run uncounted")]
+    Cooldown { path: PathBuf, msg: String },
+
     #[error("exec {path}: {source}")]
     Exec { path: PathBuf, source: std::io::Error },
 
@@ -53,6 +56,7 @@ impl Error {
             | Error::Policy { .. }
             | Error::Skill { .. }
             | Error::Audit { .. }
+            | Error::Cooldown { .. }
             | Error::RealIsSelf { .. } => Exit::Config,
             Error::RealMissing { .. } => Exit::NotFound,
             Error::Exec { .. } | Error::Internal(_) => Exit::Internal,

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::audit::{self, AuditRecord, Tiers};
 use crate::context::Context;
+use crate::cooldown;
 use crate::decision::{self, Decision, Request, Verdict};
 use crate::error::{Error, Result};
 use crate::exec;
@@ -77,6 +78,7 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         hosts: cfg.hosts.clone(),
+        cooldown: cfg.cooldown_state.is_some(),
         local: Default::default(),
         facts: decision::Facts::default(),
         ..Request::default()
@@ -116,6 +118,44 @@ pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decisio
         exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
     };
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
+}
+
+/// The state file's lock (when taken) and the cooldown facts for `decide()`.
+pub type CooldownFacts = (
+    Option<cooldown::store::Locked>,
+    Option<std::result::Result<cooldown::Facts, String>>,
+);
+
+/// The cooldown facts a decision asked for: the budgets (the install's policy) and the state
+/// file's counts. With `lock`, the state file's lock is taken (within `cooldown_lock_wait`) and
+/// returned, to be held until the count is recorded; without, the file is read as it is
+/// (`explain`). A state file that cannot be used is a fact (the decision refuses), not an error.
+pub fn cooldown(cfg: &InstallConfig, needs: &decision::Needs, now: std::time::SystemTime, lock: bool) -> Result<CooldownFacts> {
+    let (true, Some(path)) = (needs.cooldown, &cfg.cooldown_state) else {
+        return Ok((None, None));
+    };
+    let budgets = std::sync::Arc::new(crate::policy::cooldown::Budgets::load(cfg.policy.as_deref())?);
+    let (locked, state) = if lock {
+        match cooldown::store::lock(path, cfg.cooldown_lock_wait) {
+            Ok(l) => {
+                let s = l.state.clone();
+                (Some(l), Ok(s))
+            }
+            Err(e) => (None, Err(e)),
+        }
+    } else {
+        (None, cooldown::store::read(path))
+    };
+    let file = path.display().to_string();
+    let facts = state
+        .map(|s| cooldown::Facts {
+            budgets,
+            state: std::sync::Arc::new(s),
+            file: file.clone(),
+            now,
+        })
+        .map_err(|e| format!("{file} {e}"));
+    Ok((locked, Some(facts)))
 }
 
 /// The line after `Using:` when the session inventory says the call falls back from MCP, or
@@ -218,8 +258,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     }
     req.parents = parents(&cfg, &inv, ctx.ppid);
     let mut d = decision::decide(&inv, &policy, &req);
+    // The cooldown state's lock, when the call counts against a budget: held from the read the
+    // decision is made on until the count is recorded (and dropped at exec).
+    let mut locked = None;
     if !d.needs.is_empty() {
         req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        (locked, req.facts.cooldown) = cooldown(&cfg, &d.needs, ctx.now, true)?;
         d = decision::decide(&inv, &policy, &req);
     }
     let skill = shown_skill(&d, &var);
@@ -235,6 +279,19 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                 real = Some(p);
             }
             Err(e) => failure = Some(e),
+        }
+    }
+    // An allowed call is counted now, before the audit line and the exec (the gate is gone
+    // afterwards); a refused, dry-run or failing call records nothing.
+    let mut recorded = None;
+    if d.verdict == Verdict::Allow
+        && failure.is_none()
+        && !d.cooldown.is_empty()
+        && let (Some(mut l), Some(Ok(f)), Some(path)) = (locked.take(), &req.facts.cooldown, &cfg.cooldown_state)
+    {
+        match l.record(&d.cooldown, &f.budgets, ctx.now) {
+            Ok(()) => recorded = Some(l),
+            Err(msg) => failure = Some(Error::Cooldown { path: path.clone(), msg }),
         }
     }
 
@@ -289,8 +346,22 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
             remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
+            cooldown: match (&cfg.cooldown_state, d.cooldown.is_empty()) {
+                (Some(path), false) => Some(audit::CooldownRecord {
+                    state: audit::path_string(path),
+                    budgets: d.cooldown.clone(),
+                    recorded: recorded.is_some(),
+                }),
+                _ => None,
+            },
         };
-        audit::append(log, &rec)?;
+        if let Err(e) = audit::append(log, &rec) {
+            // Not logged, not run, not counted.
+            if let Some(mut r) = recorded.take() {
+                let _ = r.rollback();
+            }
+            return Err(e);
+        }
         audit::journald(&rec);
     }
 
@@ -309,6 +380,11 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         };
     }
     eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    if d.verdict == Verdict::DryRun
+        && let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown)
+    {
+        eprintln!("{line}");
+    }
     if let Some(line) = mcp_line(&mcp, &skill, tool) {
         eprintln!("{line}");
     }
@@ -320,7 +396,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                 s.install()?;
             }
             let args = sealed.as_ref().map_or(&args, |s| &s.args);
-            Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
+            let e = exec::exec(&real, tool, grammar::prepend(tool), args, env);
+            // The real tool did not start: take the count back (the lock is still held).
+            if let Some(mut r) = recorded.take() {
+                let _ = r.rollback();
+            }
+            Err(e)
         }
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
         (Verdict::DryRun, _) => Ok(Exit::Ok),

@@ -39,6 +39,10 @@ pub struct InstallFile {
     pub mcp_configs: Vec<PathBuf>,
     #[serde(default)]
     pub hosts: Option<Vec<String>>,
+    #[serde(default)]
+    pub cooldown_state: Option<PathBuf>,
+    #[serde(default)]
+    pub cooldown_lock_wait: Option<f64>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -82,11 +86,17 @@ pub struct InstallConfig {
     /// `hosts:`: the only hosts an ssh call may reach (destination and jump hosts), compared
     /// without regard to case. None: the key is absent and any host may be reached.
     pub hosts: Option<Vec<String>>,
+    /// `cooldown_state:`: Claude Ops' cooldown state file, where the gate counts restarts and
+    /// redeployments. None: no budget is enforced.
+    pub cooldown_state: Option<PathBuf>,
+    /// `cooldown_lock_wait:` (seconds): how long a gate waits for the state file's lock before
+    /// it refuses the call.
+    pub cooldown_lock_wait: std::time::Duration,
 }
 
 /// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
 /// would let an operator believe a rule is enforced when it is not, so they are refused by name.
-const NOT_YET: &[(&str, &str)] = &[("cooldown_state", "cooldown budgets")];
+const NOT_YET: &[(&str, &str)] = &[];
 
 impl InstallConfig {
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
@@ -151,6 +161,20 @@ impl InstallConfig {
                 return Err(invalid(format!("`env.{var}` is not a variable name")));
             }
         }
+        let cooldown_lock_wait = match file.cooldown_lock_wait {
+            None => crate::cooldown::store::LOCK_WAIT,
+            Some(w) if w > 0.0 && w <= 600.0 => std::time::Duration::from_secs_f64(w),
+            Some(w) => {
+                return Err(invalid(format!(
+                    "`cooldown_lock_wait: {w}` is not a number of seconds above 0 and at most 600"
+                )));
+            }
+        };
+        if file.cooldown_lock_wait.is_some() && file.cooldown_state.is_none() {
+            return Err(invalid(
+                "`cooldown_lock_wait` needs `cooldown_state` (the file whose lock it waits for)".into(),
+            ));
+        }
         if let Some(hosts) = &file.hosts {
             for h in hosts {
                 check_host(h).map_err(|why| invalid(format!("`hosts:` entry {h:?} {why}")))?;
@@ -172,6 +196,8 @@ impl InstallConfig {
             inventory: file.inventory.as_deref().map(abs),
             mcp_configs: file.mcp_configs.iter().map(|p| abs(p)).collect(),
             hosts: file.hosts,
+            cooldown_state: file.cooldown_state.as_deref().map(abs),
+            cooldown_lock_wait,
         })
     }
 
@@ -242,6 +268,9 @@ mod tests {
     fn relative_paths_resolve_against_the_file() {
         let c = parse("tier: 2\nreal: {gh: real/gh}\naudit_log: ../a.jsonl\nreal_dirs: [/usr/bin]\n").unwrap();
         assert_eq!(c.real[&Tool::Gh], PathBuf::from("/i/tier1/real/gh"));
+        let c2 = parse("tier: 2\ncooldown_state: ../state/cooldown.json\ncooldown_lock_wait: 0.5\n").unwrap();
+        assert_eq!(c2.cooldown_state, Some(PathBuf::from("/i/tier1/../state/cooldown.json")));
+        assert_eq!(c2.cooldown_lock_wait, std::time::Duration::from_millis(500));
         assert_eq!(c.audit_log, Some(PathBuf::from("/i/tier1/../a.jsonl")));
         assert_eq!(c.tier, 2);
     }
@@ -272,7 +301,12 @@ mod tests {
             ("tier: 1\nhosts: [\"\"]\n", "is empty"),
             ("tier: 1\nhosts: [-oProxyCommand=x]\n", "starts with `-`"),
             ("tier: 1\nhosts: ie01\n", "tiershim.yaml"),
-            ("tier: 1\ncooldown_state: /x\n", "does not implement"),
+            ("tier: 1\ncooldown_lock_wait: 2\n", "needs `cooldown_state`"),
+            (
+                "tier: 1\ncooldown_state: s.json\ncooldown_lock_wait: 0\n",
+                "`cooldown_lock_wait: 0`",
+            ),
+            ("tier: 1\ncooldown_state: s.json\ncooldown_lock_wait: x\n", "tiershim.yaml"),
             ("tier: [1\n", "tiershim.yaml"),
         ] {
             let e = parse(text).unwrap_err().to_string();

@@ -272,6 +272,7 @@ fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&
         let only_skills = decision::Needs {
             skills: d.needs.skills.clone(),
             scope: Vec::new(),
+            cooldown: false,
         };
         req.facts = crate::gate::gather(cfg, Path::new("/"), &inv, &only_skills)?;
         d = decision::decide(&inv, policy, &req);

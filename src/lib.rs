@@ -10,6 +10,7 @@ pub mod access;
 pub mod admin;
 pub mod audit;
 pub mod context;
+pub mod cooldown;
 pub mod decision;
 pub mod dispatch;
 pub mod error;

@@ -79,6 +79,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         inventory: None,
         mcp_configs: Vec::new(),
         hosts: None,
+        cooldown_state: None,
+        cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
@@ -108,6 +110,14 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
                 return e.exit();
             }
         }
+        // The cooldown counts as they are now (no lock: explain records nothing).
+        match gate::cooldown(&cfg, &d.needs, ctx.now, false) {
+            Ok((_, f)) => req.facts.cooldown = f,
+            Err(e) => {
+                eprintln!("tiershim explain: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        }
         d = decision::decide(&inv, &policy, &req);
     }
     let shown = gate::shown_args(args, &inv);
@@ -129,6 +139,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             "actions": inv.actions.iter().map(|x| json!({"verb": x.verb, "marks": x.marks})).collect::<Vec<_>>(),
             "scope": d.scope,
             "remote": remote,
+            "cooldown": d.cooldown,
             "message": message,
         });
         println!("{v}");
@@ -187,6 +198,20 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
                     println!("violation:      {} {}", escape(&v.path), escape(&v.describe()));
                 }
             }
+        }
+        for c in &d.cooldown {
+            let next = c
+                .next_allowed
+                .map(|t| format!("; next allowed at {}", crate::cooldown::format_time(t)))
+                .unwrap_or_default();
+            println!(
+                "cooldown:       {} {}: {}, this call adds {}{}{next}",
+                escape(&c.key),
+                c.class,
+                c.counts(),
+                c.adding,
+                if c.allowed { "" } else { " (spent)" }
+            );
         }
         println!("message:        {message}");
     }

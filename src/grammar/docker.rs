@@ -47,7 +47,7 @@
 //! buildx flags of `docker build` when buildx is the default builder, are refused until added.
 
 use crate::grammar::opts::{self, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation};
+use crate::grammar::{Action, Claim, Invocation, Target};
 use crate::tool::Tool;
 
 /// Nothing to insert: the hardening for docker is the environment and the pinned endpoint.
@@ -814,18 +814,18 @@ const CREATE: Cmd = Cmd::new("create", &[CREATE_OPTS]).options_first().marks(con
 const DIFF: Cmd = Cmd::new("diff", &[NONE]);
 const EXEC: Cmd = Cmd::new("exec", &[EXEC_OPTS]).options_first().marks(exec_marks);
 const EXPORT: Cmd = Cmd::new("export", &[OUTPUT]);
-const KILL: Cmd = Cmd::new("kill", &[KILL_OPTS]);
+const KILL: Cmd = Cmd::new("kill", &[KILL_OPTS]).marks(container_targets);
 const LOGS: Cmd = Cmd::new("logs", &[LOGS_OPTS]);
 const PAUSE: Cmd = Cmd::new("pause", &[NONE]);
 const PORT: Cmd = Cmd::new("port", &[NONE]);
 const PS: Cmd = Cmd::new("ps", &[PS_OPTS]);
 const RENAME: Cmd = Cmd::new("rename", &[NONE]);
-const RESTART: Cmd = Cmd::new("restart", &[STOP]);
+const RESTART: Cmd = Cmd::new("restart", &[STOP]).marks(container_targets);
 const RM: Cmd = Cmd::new("rm", &[RM_OPTS]).marks(rm_marks);
 const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks(container_marks);
 const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(start_marks);
 const STATS: Cmd = Cmd::new("stats", &[STATS_OPTS]);
-const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]);
+const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(container_targets);
 const TOP: Cmd = Cmd::new("top", &[NONE]);
 const UNPAUSE: Cmd = Cmd::new("unpause", &[NONE]);
 const UPDATE: Cmd = Cmd::new("update", &[UPDATE_OPTS]);
@@ -1119,16 +1119,16 @@ const COMPOSE: &[Sub] = &[
     (&["publish"], Cmd::unread("compose publish")),
     (&["pull"], Cmd::new("compose pull", &[C_PULL_OPTS])),
     (&["push"], Cmd::unread("compose push")),
-    (&["restart"], Cmd::new("compose restart", &[C_RESTART_OPTS])),
+    (&["restart"], Cmd::new("compose restart", &[C_RESTART_OPTS]).marks(service_targets)),
     (&["rm"], Cmd::new("compose rm", &[C_RM_OPTS]).marks(rm_marks)),
     (
         &["run"],
         Cmd::new("compose run", &[C_RUN_OPTS]).options_first().marks(compose_run_marks),
     ),
     (&["scale"], Cmd::new("compose scale", &[&[Opt::flag("no-deps", &["no-deps"], &[])]])),
-    (&["start"], Cmd::new("compose start", &[C_START_OPTS])),
+    (&["start"], Cmd::new("compose start", &[C_START_OPTS]).marks(service_targets)),
     (&["stats"], Cmd::new("compose stats", &[C_STATS_OPTS])),
-    (&["stop"], Cmd::new("compose stop", &[TIMEOUT])),
+    (&["stop"], Cmd::new("compose stop", &[TIMEOUT]).marks(service_targets)),
     (&["top"], Cmd::new("compose top", &[NONE])),
     (&["unpause"], Cmd::new("compose unpause", &[NONE])),
     (&["up"], Cmd::new("compose up", &[C_UP_OPTS]).marks(compose_up_marks)),
@@ -1288,7 +1288,7 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
         add(COMPOSE_STDIN);
     }
     let words: Vec<String> = root.positionals().into_iter().map(String::from).collect();
-    let action = match words.split_first() {
+    let mut action = match words.split_first() {
         None if root.has("version") => Action::new("compose version"),
         None => Action::new("help"),
         // compose's own `help [SUBCOMMAND]` prints help.
@@ -1298,6 +1298,15 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
             None => Action::new(format!("compose {sub}")),
         },
     };
+    // The project a service belongs to: `-p`/`--project-name` (the last one given). Without it
+    // compose takes the name from the compose file or its directory, which argv does not show,
+    // and the service is named alone.
+    let project = root.values("project-name").last().map(|p| p.to_string());
+    for t in &mut action.targets {
+        if let Target::Service { project: p, .. } = t {
+            p.clone_from(&project);
+        }
+    }
     Ok(std::iter::once(action).chain(extra).collect())
 }
 
@@ -1511,8 +1520,32 @@ fn exec_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
     Ok(())
 }
 
+/// `restart`, `start`, `stop`, `kill`: every operand is a container, by name or id.
+fn container_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
+    a.targets = p.positionals().into_iter().map(|c| Target::Container(c.to_string())).collect();
+    Ok(())
+}
+
+/// `compose restart|start|stop [SERVICE…]`: no service named means every service of the project.
+fn service_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
+    let services = p.positionals();
+    a.targets = if services.is_empty() {
+        vec![Target::All("every service of the compose project".into())]
+    } else {
+        services
+            .into_iter()
+            .map(|s| Target::Service {
+                project: None,
+                name: s.to_string(),
+            })
+            .collect()
+    };
+    Ok(())
+}
+
 /// `start -a/-i` attaches to the main process (stdin with `-i`): an exec equivalent.
 fn start_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
+    container_targets(p, a)?;
     if p.has("attach") || p.has("interactive") {
         a.add("attach");
     }
@@ -1586,6 +1619,7 @@ fn compose_run_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
 /// `compose up`: tier 2 only for named services, detached, recreating nothing beyond what
 /// changed; each way out of that shape is a mark.
 fn compose_up_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
+    service_targets(p, a)?;
     if p.positionals().is_empty() {
         a.add("all-services");
     }
@@ -1641,10 +1675,78 @@ mod tests {
         parse(&argv(words)).problem.unwrap_or_default()
     }
 
+    fn on_containers(mut a: Action, names: &[&str]) -> Action {
+        a.targets = names.iter().map(|n| Target::Container(n.to_string())).collect();
+        a
+    }
+
+    fn on_services(mut a: Action, project: Option<&str>, names: &[&str]) -> Action {
+        a.targets = names
+            .iter()
+            .map(|n| Target::Service {
+                project: project.map(String::from),
+                name: n.to_string(),
+            })
+            .collect();
+        a
+    }
+
     #[test]
     fn container_restart_is_restart() {
-        assert_eq!(action(&["container", "restart", "api"]), Action::new("restart"));
-        assert_eq!(action(&["restart", "-t", "5", "api"]), Action::new("restart"));
+        assert_eq!(
+            action(&["container", "restart", "api"]),
+            on_containers(Action::new("restart"), &["api"])
+        );
+        assert_eq!(
+            action(&["restart", "-t", "5", "api"]),
+            on_containers(Action::new("restart"), &["api"])
+        );
+    }
+
+    #[test]
+    fn lifecycle_calls_name_every_container_or_service_they_act_on() {
+        for (words, verb, names) in [
+            (&["restart", "api", "db"][..], "restart", &["api", "db"][..]),
+            (&["container", "stop", "--signal", "SIGTERM", "-t", "5", "api"], "stop", &["api"]),
+            (&["-l", "debug", "start", "api"], "start", &["api"]),
+            (&["kill", "-s", "HUP", "api"], "kill", &["api"]),
+            (&["container", "kill", "3f2a9c1b7d4e"], "kill", &["3f2a9c1b7d4e"]),
+        ] {
+            assert_eq!(action(words), on_containers(Action::new(verb), names), "{words:?}");
+        }
+        for (words, verb, project, names) in [
+            (&["compose", "restart", "api"][..], "compose restart", None, &["api"][..]),
+            (
+                &["compose", "-p", "shop", "restart", "api"],
+                "compose restart",
+                Some("shop"),
+                &["api"],
+            ),
+            (
+                &["compose", "--project-name=shop", "stop", "-t", "5", "api", "db"],
+                "compose stop",
+                Some("shop"),
+                &["api", "db"],
+            ),
+            (
+                &["compose", "-p", "a", "-p", "shop", "start", "api"],
+                "compose start",
+                Some("shop"),
+                &["api"],
+            ),
+            (
+                &["compose", "-p", "shop", "up", "-d", "--no-deps", "api"],
+                "compose up",
+                Some("shop"),
+                &["api"],
+            ),
+        ] {
+            assert_eq!(action(words), on_services(Action::new(verb), project, names), "{words:?}");
+        }
+        let all = action(&["compose", "-p", "shop", "restart"]);
+        assert_eq!(all.targets, [Target::All("every service of the compose project".into())]);
+        assert_eq!(action(&["compose", "up", "-d"]).targets, all.targets);
+        assert!(action(&["ps", "-a"]).targets.is_empty());
     }
 
     #[test]
@@ -1820,9 +1922,13 @@ mod tests {
 
     #[test]
     fn start_with_attach_or_checkpoint_is_marked() {
-        assert_eq!(action(&["start", "-ai", "web"]), marked("start", &["attach"]));
-        assert_eq!(action(&["start", "--checkpoint", "c1", "web"]), marked("start", &["checkpoint"]));
-        assert_eq!(action(&["start", "web"]), Action::new("start"));
+        let web = |a| on_containers(a, &["web"]);
+        assert_eq!(action(&["start", "-ai", "web"]), web(marked("start", &["attach"])));
+        assert_eq!(
+            action(&["start", "--checkpoint", "c1", "web"]),
+            web(marked("start", &["checkpoint"]))
+        );
+        assert_eq!(action(&["start", "web"]), web(Action::new("start")));
     }
 
     #[test]
@@ -1875,17 +1981,21 @@ mod tests {
 
     #[test]
     fn compose_up_is_marked_by_shape() {
-        assert_eq!(action(&["compose", "up", "-d", "web"]), Action::new("compose up"));
-        assert_eq!(action(&["compose", "up", "--wait", "web"]), Action::new("compose up"));
-        assert_eq!(action(&["compose", "up", "-d"]), marked("compose up", &["all-services"]));
-        assert_eq!(action(&["compose", "up", "web"]), marked("compose up", &["attached"]));
+        let web = |a| on_services(a, None, &["web"]);
+        assert_eq!(action(&["compose", "up", "-d", "web"]), web(Action::new("compose up")));
+        assert_eq!(action(&["compose", "up", "--wait", "web"]), web(Action::new("compose up")));
+        assert_eq!(
+            action(&["compose", "up", "-d"]).marks,
+            marked("compose up", &["all-services"]).marks
+        );
+        assert_eq!(action(&["compose", "up", "web"]), web(marked("compose up", &["attached"])));
         assert_eq!(
             action(&["compose", "up", "-dV", "--build", "--force-recreate", "web"]),
-            marked("compose up", &["build", "force-recreate", "renew-anon-volumes"])
+            web(marked("compose up", &["build", "force-recreate", "renew-anon-volumes"]))
         );
         assert_eq!(
             action(&["compose", "up", "-d", "--pull", "always", "web"]),
-            marked("compose up", &["pull"])
+            web(marked("compose up", &["pull"]))
         );
     }
 

@@ -45,6 +45,23 @@ pub struct Action {
     /// The HTTP request this action sends, when it is one (curl, `gh api`): what the policy's
     /// endpoint rules match on, whatever the host.
     pub http: Option<Http>,
+    /// What a start, stop, restart or redeploy acts on, as the call names it: the services a
+    /// cooldown budget counts (a rule's `cooldown:`). Empty for every other action.
+    pub targets: Vec<Target>,
+}
+
+/// One thing a lifecycle action acts on, as written in the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A container by name or id (`docker restart api`).
+    Container(String),
+    /// A compose service, with the project when the call names it (`-p shop`).
+    Service { project: Option<String>, name: String },
+    /// A systemd unit on a remote host (`nginx`, `nginx.service`).
+    Unit(String),
+    /// Everything of a kind the call does not list (a compose call naming no service): what,
+    /// in words.
+    All(String),
 }
 
 /// One HTTP request as the endpoint rules see it (`policy/endpoints.yaml`).
@@ -135,6 +152,7 @@ impl Action {
             scope: None,
             fallback: None,
             http: None,
+            targets: Vec::new(),
         }
     }
 

@@ -4,14 +4,15 @@
 //!
 //! Owns: the option tables, systemctl's verbs and their aliases (`condrestart` is
 //! `try-restart`), and the facts the policy matches: `systemctl <verb>` actions, a separate
-//! `systemctl --host` action for `-H`/`-M` (which would act on another machine), and the
+//! `systemctl --host` action for `-H`/`-M` (which would act on another machine), the units a
+//! start, stop or restart names (its cooldown targets), and the
 //! `writes` mark on a journalctl call that deletes, rotates or writes files.
 //!
 //! Must not: decide, or read anything. An option not in the tables is a problem (refused), and a
 //! verb not in the list keeps its name so the policy refuses it as unclassified.
 
 use crate::grammar::opts::{self, Item, Opt, Style};
-use crate::grammar::{Action, Invocation};
+use crate::grammar::{Action, Invocation, Target};
 use crate::tool::Tool;
 
 /// `systemctl.c` `systemctl_parse_argv`.
@@ -166,6 +167,17 @@ const SYSTEMCTL_VERBS: &[(&str, &str)] = &[
     ("sleep", "sleep"),
 ];
 
+/// The verbs that start, stop or restart units: their arguments are the units a cooldown budget
+/// counts.
+const RESTARTS: &[&str] = &[
+    "start",
+    "stop",
+    "restart",
+    "try-restart",
+    "reload-or-restart",
+    "try-reload-or-restart",
+];
+
 /// `systemctl [OPTIONS] [VERB [ARGS]]`: one `systemctl <verb>` action (no verb is
 /// `list-units`), plus `systemctl --host` when `-H`/`-M` points it at another machine.
 pub fn systemctl(args: &[String]) -> Invocation {
@@ -183,7 +195,11 @@ pub fn systemctl(args: &[String]) -> Invocation {
             None => v.to_string(),
         },
     };
-    let mut inv = inv.with_action(Action::new(format!("systemctl {verb}")));
+    let mut action = Action::new(format!("systemctl {verb}"));
+    if RESTARTS.contains(&verb.as_str()) {
+        action.targets = p.positionals().iter().skip(1).map(|u| Target::Unit(u.to_string())).collect();
+    }
+    let mut inv = inv.with_action(action);
     if p.has("host") || p.has("machine") {
         inv = inv.with_action(Action::new("systemctl --host"));
     }

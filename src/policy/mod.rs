@@ -7,6 +7,7 @@
 //! This module must not decide anything: matching lives in `decision.rs`.
 
 pub mod check;
+pub mod cooldown;
 pub mod endpoints;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,6 +99,10 @@ pub struct RuleFile {
     /// at tier 2; a tier not named has no limit). Needs `scope`.
     #[serde(default)]
     pub max_files: BTreeMap<u8, usize>,
+    /// The cooldown budget a call of this rule counts against (`policy/cooldown.yaml`), per
+    /// target it names.
+    #[serde(default)]
+    pub cooldown: Option<cooldown::Class>,
 }
 
 /// Which scope check a rule asks for; the grammar supplies the target.
@@ -200,6 +205,7 @@ pub struct Rule {
     pub instead: Option<String>,
     pub scope: Option<ScopeKind>,
     pub max_files: BTreeMap<u8, usize>,
+    pub cooldown: Option<cooldown::Class>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -439,6 +445,7 @@ impl Policy {
                 instead: r.instead,
                 scope: r.scope,
                 max_files: r.max_files,
+                cooldown: r.cooldown,
             });
         }
         let mut reset = common.env.reset.clone();
