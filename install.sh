@@ -26,6 +26,12 @@ usage: install.sh --prefix DIR [options]
   --real-dir DIR     a directory holding the real tools, searched first (repeatable);
                      otherwise each real tool is looked up on the current PATH
   --audit-log FILE   the JSONL audit log every tier appends to
+  --cooldown-state FILE
+                     Claude Ops' cooldown state (cooldown.json), where every tier counts
+                     restarts and redeployments against the budgets of policy/cooldown.yaml;
+                     with --harden its directory must hold nothing else: it becomes
+                     root:tiershim 2770 and the file root:tiershim 0660, so only the gate
+                     (holding the group) and root can reach or change it
   --skills DIR       the baseline skills directory (default: the shipped skills, installed
                      into <prefix>/lib/tiershim/skills)
   --repos DIR        the directory holding the repositories; each
@@ -47,13 +53,13 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 
 nl='
 '
-prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos=
+prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
@@ -71,6 +77,7 @@ while [ $# -gt 0 ]; do
         --group) group=$val ;;
         --skills) skills=$val ;;
         --repos) repos=$val ;;
+        --cooldown-state) cooldown=$val ;;
     esac
 done
 [ -n "$prefix" ] || bad_usage "--prefix is required"
@@ -86,6 +93,7 @@ case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, d
 [ -z "$policy" ] || policy=$(abs "$policy")
 [ -z "$skills" ] || skills=$(abs "$skills")
 [ -z "$repos" ] || repos=$(abs "$repos")
+[ -z "$cooldown" ] || cooldown=$(abs "$cooldown")
 [ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
 [ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
 for n in $(echo "$tiers" | tr ',' ' '); do
@@ -102,6 +110,18 @@ done
 IFS=$old_ifs
 if [ -n "$harden" ] && [ "$(id -u)" != 0 ]; then
     bad_usage "--harden must run as root (it creates a group and changes ownership)"
+fi
+# Hardened, the cooldown state's directory becomes reachable by root and the group only: it
+# must hold nothing but the state file, its lock and the gate's temporary files.
+if [ -n "$harden" ] && [ -n "$cooldown" ] && [ -d "$(dirname "$cooldown")" ]; then
+    base=$(basename "$cooldown")
+    for f in "$(dirname "$cooldown")"/* "$(dirname "$cooldown")"/.[!.]*; do
+        [ -e "$f" ] || [ -L "$f" ] || continue
+        case ${f##*/} in
+            "$base"|"$base.lock"|".$base".*.tmp) ;;
+            *) die "--cooldown-state $cooldown: with --harden its directory becomes reachable by root and group $group only, and it holds other files ($f); give the state file a directory of its own (nothing was changed)" ;;
+        esac
+    done
 fi
 
 if [ -z "$binary" ]; then
@@ -298,6 +318,23 @@ if [ -n "$audit" ]; then
     fi
 fi
 
+# The cooldown state. Hardened: its directory is root:group 2770 and the file and its lock
+# root:group 0660, so only the gate (holding the group) and root reach them: the agent can
+# neither read nor reset its budget. The gate replaces the file by rename, so the directory,
+# not the file's mode, is what keeps the agent out; it must therefore hold nothing else.
+if [ -n "$cooldown" ]; then
+    cdir=$(dirname "$cooldown")
+    mkdir -p "$cdir"
+    if [ -n "$harden" ]; then
+        chown "root:$group" "$cdir"
+        chmod 2770 "$cdir"
+        [ -e "$cooldown" ] || printf '{"services": {}}\n' > "$cooldown"
+        [ -e "$cooldown.lock" ] || : > "$cooldown.lock"
+        chown "root:$group" "$cooldown" "$cooldown.lock"
+        chmod 0660 "$cooldown" "$cooldown.lock"
+    fi
+fi
+
 if [ -n "$shipped_skills" ]; then
     mkdir -p "$lib/skills"
     [ -z "$harden" ] || chown root:root "$lib/skills"
@@ -338,6 +375,7 @@ EOF
         [ -z "$dry_pin" ] || echo "dry_run: true"
         [ -z "$policy" ] || echo "policy: $(yq "$policy")"
         [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
+        [ -z "$cooldown" ] || echo "cooldown_state: $(yq "$cooldown")"
         if [ -n "$skills" ] || [ -n "$repos" ]; then
             echo "skills:"
             [ -z "$skills" ] || echo "  baseline: $(yq "$skills")"

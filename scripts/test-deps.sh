@@ -18,6 +18,7 @@ openssl openssl
 psql postgresql-client
 mariadb-install-db mariadb-server
 ssh openssh-client
+jq jq
 '
 
 missing=

@@ -1,6 +1,7 @@
 //! `tiershim audit [FILE] [--config FILE] [--since T] [--json]`: the post-hoc report of an audit
 //! log. Counts by verdict, tool, skill and tier; every refusal with its reason; scope
-//! violations; environment resets; dry runs; calls whose tier the environment lowered; and
+//! violations; cooldown refusals and the counts the gate recorded per service; environment
+//! resets; dry runs; calls whose tier the environment lowered; and
 //! anything odd (a line that does not parse, a decision made by another binary).
 
 use std::collections::BTreeMap;
@@ -42,6 +43,11 @@ struct Report {
     by_tier: BTreeMap<String, usize>,
     refusals: Vec<Entry>,
     scope_violations: Vec<Entry>,
+    /// Calls refused by a cooldown budget: spent, a target it cannot count, or a state file
+    /// the gate could not use.
+    cooldown_refusals: Vec<Entry>,
+    /// Per service and class, the calls the gate counted in the state file.
+    cooldown_recorded: BTreeMap<String, usize>,
     dry_runs: Vec<Entry>,
     env_resets: BTreeMap<String, usize>,
     tier_lowered: Vec<Entry>,
@@ -201,6 +207,43 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
             "dry-run" => r.dry_runs.push(entry(&v, String::new())),
             _ => {}
         }
+        let rule = str_of(&v, "rule");
+        if verdict == "refuse"
+            && [".cooldown", ".cooldown-state", ".cooldown-target"]
+                .iter()
+                .any(|s| rule.ends_with(s))
+        {
+            let spent: Vec<String> = v["cooldown"]["budgets"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter(|b| b["allowed"] == Value::Bool(false))
+                        .map(|b| {
+                            format!(
+                                "{} {}/{} {} in {}; next allowed at {}",
+                                str_of(b, "key"),
+                                b["used"],
+                                b["max"],
+                                str_of(b, "class"),
+                                str_of(b, "window"),
+                                b["next_allowed"].as_str().unwrap_or("never")
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let detail = if spent.is_empty() { first_reason.clone() } else { spent.join(", ") };
+            r.cooldown_refusals.push(entry(&v, detail));
+        }
+        if v["cooldown"]["recorded"] == Value::Bool(true)
+            && let Some(budgets) = v["cooldown"]["budgets"].as_array()
+        {
+            for b in budgets {
+                *r.cooldown_recorded
+                    .entry(format!("{} ({})", str_of(b, "key"), str_of(b, "class")))
+                    .or_default() += b["adding"].as_u64().unwrap_or(0) as usize;
+            }
+        }
         if let Some(vs) = v["scope"]["violations"].as_array() {
             for viol in vs {
                 r.scope_violations
@@ -264,6 +307,13 @@ fn print_report(r: &Report) {
     };
     section("refusals", &r.refusals);
     section("scope violations", &r.scope_violations);
+    section("cooldown refusals", &r.cooldown_refusals);
+    if !r.cooldown_recorded.is_empty() {
+        println!("\ncooldown counted:");
+        for (k, n) in &r.cooldown_recorded {
+            println!("  {} ×{n}", escape(k));
+        }
+    }
     section("dry runs", &r.dry_runs);
     section("tier lowered by the environment", &r.tier_lowered);
     if !r.env_resets.is_empty() {

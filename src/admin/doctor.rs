@@ -316,6 +316,7 @@ fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, seen:
     check_not_writable(r, inst, dir, cfg_path, cfg.as_ref(), &name);
     if let Some(cfg) = &cfg {
         check_audit(r, inst, cfg, &name);
+        check_cooldown(r, inst, cfg, &name);
         if seen.policies.insert(cfg.policy.clone()) {
             check_policy(r, cfg.policy.as_deref());
         }
@@ -632,6 +633,98 @@ fn check_audit(r: &mut Report, inst: &Install, cfg: &InstallConfig, name: &str) 
                     "re-run install.sh, which creates it",
                 );
             }
+        }
+    }
+}
+
+/// The cooldown state file: the budgets load, the file reads (a file the gate cannot use
+/// refuses every restart and redeploy), the gate can write it, and who else can. Without
+/// `--harden` the gate writes it with the agent's own rights, so the budget is advisory.
+fn check_cooldown(r: &mut Report, inst: &Install, cfg: &InstallConfig, name: &str) {
+    let Some(path) = &cfg.cooldown_state else {
+        r.note(format!(
+            "{name}: {} names no cooldown_state, so restart and redeploy budgets are not enforced",
+            cfg.path.display()
+        ));
+        return;
+    };
+    if let Err(e) = crate::policy::cooldown::Budgets::load(cfg.policy.as_deref()) {
+        r.bad(format!("{name}: {e}"), "fix cooldown.yaml in the policy directory");
+    }
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let shown = path.display();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        _ => {
+            r.bad(
+                format!(
+                    "{name}: cooldown state {shown}: the directory {} does not exist, so every restart and redeploy is refused",
+                    dir.display()
+                ),
+                "re-run install.sh with --cooldown-state FILE, which creates it",
+            );
+            return;
+        }
+    }
+    match crate::cooldown::store::read(path) {
+        Ok(state) => r.ok(format!(
+            "{name}: cooldown state {shown} reads ({} service(s) with counts)",
+            state.services().len()
+        )),
+        Err(e) => r.bad(
+            format!("{name}: cooldown state {shown} {e}, so every restart and redeploy is refused"),
+            "fix the file, or move it away (a missing file is an empty state)",
+        ),
+    }
+    let agent = &inst.agent;
+    let dmeta = std::fs::metadata(dir).ok();
+    let reaches = dir
+        .ancestors()
+        .all(|d| std::fs::metadata(d).is_ok_and(|m| agent.may(&m, access::Perm::Exec)));
+    // Replacing the directory (or one above it), or the file itself when the agent reaches it.
+    let agent_writes = access::writable_by(agent, dir).or_else(|| if reaches { access::writable_by(agent, path) } else { None });
+    match inst.hardened {
+        Some(gid) => {
+            let group = access::group_name(gid).unwrap_or_else(|| gid.to_string());
+            let gate_can = dmeta.as_ref().is_some_and(|m| m.gid() == gid && m.mode() & 0o030 == 0o030);
+            if !gate_can {
+                r.bad(
+                    format!(
+                        "{name}: cooldown state {shown}: the gate's group {group} cannot write {}",
+                        dir.display()
+                    ),
+                    format!(
+                        "chgrp {group} {0}; chmod 2770 {0} (install.sh --harden --cooldown-state FILE does this)",
+                        dir.display()
+                    ),
+                );
+            } else if let Some(why) = agent_writes {
+                r.bad(
+                    format!("{name}: cooldown state {shown}: the agent could reset its own budget: {why}"),
+                    format!(
+                        "keep the state file in a directory of its own, root:{group} 2770, inside directories only root can write (install.sh --harden --cooldown-state FILE)"
+                    ),
+                );
+            } else {
+                r.ok(format!("{name}: cooldown state {shown} is written by the gate only"));
+            }
+        }
+        None => {
+            let gate_can = dmeta
+                .as_ref()
+                .is_some_and(|m| agent.may(m, access::Perm::Write) && agent.may(m, access::Perm::Exec));
+            if !gate_can {
+                r.bad(
+                    format!(
+                        "{name}: cooldown state {shown}: the gate runs as the agent's user, which cannot write {}, so every allowed restart fails",
+                        dir.display()
+                    ),
+                    "give the agent's user write access to the directory, or run install.sh --harden --cooldown-state FILE",
+                );
+            }
+            r.note(format!(
+                "{name}: the cooldown budget is advisory: this install is not hardened, so the gate writes {shown} with the agent's own rights and the agent could write it too; install.sh --harden --cooldown-state FILE makes it the gate's alone"
+            ));
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the gate; none executes anything it is asked about.
 
 mod audit;
+mod cooldown;
 mod doctor;
 mod explain;
 mod inventory;
@@ -48,6 +49,9 @@ enum Command {
     Inventory(inventory::Args),
     /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
     Audit(audit::Args),
+    /// Restart and redeploy budgets per service: counts in the window and when the next call is
+    /// allowed; `reset SERVICE` empties one service's counts (operators only).
+    Cooldown(cooldown::Args),
     /// The skills an install reads: list, show one, validate.
     Skills {
         #[command(subcommand)]
@@ -87,5 +91,6 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Skills { command, common } => skills::run(command, common),
         Command::Inventory(a) => inventory::run(ctx, a),
         Command::Audit(a) => audit::run(ctx, a),
+        Command::Cooldown(a) => cooldown::run(ctx, a),
     }
 }

@@ -45,7 +45,7 @@ pub struct Locked {
 /// Read the file as it is, without the lock (`tiershim cooldown`, `explain`, `doctor`): a reader
 /// sees the old or the new file, never a torn one. A missing file is an empty state.
 pub fn read(path: &Path) -> Result<State, String> {
-    Ok(read_bytes(path)?.map(|b| State::parse(&b)).transpose()?.unwrap_or_default())
+    Ok(read_bytes(path)?.map(|b| parse(&b)).transpose()?.unwrap_or_default())
 }
 
 fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
@@ -54,6 +54,10 @@ fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("cannot be read ({e})")),
     }
+}
+
+fn parse(bytes: &[u8]) -> Result<State, String> {
+    State::parse(bytes).map_err(|e| format!("cannot be used: {e}"))
 }
 
 /// Take the lock (waiting at most `wait`), then read the file.
@@ -91,7 +95,7 @@ pub fn lock(path: &Path, wait: Duration) -> Result<Locked, String> {
         }
     };
     let state = match read_bytes(path)? {
-        Some(b) => State::parse(&b)?,
+        Some(b) => parse(&b)?,
         None => State::default(),
     };
     Ok(Locked {
