@@ -70,12 +70,18 @@ fn write_state(path: &Path, v: &Value) {
     std::fs::write(path, serde_json::to_vec_pretty(v).unwrap()).unwrap();
 }
 
+/// A tool and its arguments.
+type Call<'a> = (&'a str, &'a [&'a str]);
+
+/// How a test breaks the state file at a path.
+type Breaks<'a> = &'a dyn Fn(&Path);
+
 const THREE: &str = "budgets: {restart: {max: 3, window: 4h}, redeploy: {max: 1, window: 24h}}\n";
 
 #[test]
 fn every_alias_form_of_a_restart_counts_against_one_budget() {
     let (env, state) = install(Some(THREE), "");
-    let groups: [(&str, &[(&str, &[&str])], &str); 3] = [
+    let groups: [(&str, &[Call], &str); 3] = [
         (
             "api",
             &[
@@ -272,7 +278,7 @@ fn a_hundred_concurrent_restarts_allow_exactly_the_budget_and_record_exactly_tha
 
 #[test]
 fn a_state_file_the_gate_cannot_use_refuses_the_call_and_names_the_file() {
-    let cases: [(&str, &dyn Fn(&Path), &str); 6] = [
+    let cases: [(&str, Breaks, &str); 6] = [
         (
             "corrupt",
             &|p| std::fs::write(p, "services: api").unwrap(),
