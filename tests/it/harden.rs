@@ -116,7 +116,21 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
     let repos = tempfile::tempdir().unwrap();
     std::fs::set_permissions(repos.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let repos_arg = repos.path().display().to_string();
-    let inst = Installed::new_with(&["--harden", "--group", &acct.group, "--repos", &repos_arg], |real, runs| {
+    // The cooldown state, in a directory of its own that install.sh makes.
+    let state_root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(state_root.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let state = state_root.path().join("cooldown/cooldown.json");
+    let state_arg = state.display().to_string();
+    let hardening = [
+        "--harden",
+        "--group",
+        &acct.group,
+        "--repos",
+        &repos_arg,
+        "--cooldown-state",
+        &state_arg,
+    ];
+    let inst = Installed::new_with(&hardening, |real, runs| {
         let git = format!(
             "#!/bin/sh\n/bin/grep '^Gid:' /proc/$$/status >> '{}'\nexec {system_git} \"$@\"\n",
             git_gids.display()
@@ -342,9 +356,58 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
         assert_eq!(gids, vec![acct.gid; 4], "git ran with: {l}");
     }
 
+    // The cooldown state: only root and the gate's group reach it. The agent's user can neither
+    // read nor reset it, directly or with the admin CLI (which drops the group); the gate counts
+    // an allowed restart in it.
+    let state_dir = state.parent().unwrap();
+    let m = std::fs::metadata(state_dir).unwrap();
+    assert_eq!((m.mode() & 0o7777, m.uid(), m.gid()), (0o2770, 0, tsg));
+    for f in [state.clone(), tiershim::cooldown::store::lock_path(&state)] {
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!((m.mode() & 0o7777, m.uid(), m.gid()), (0o660, 0, tsg), "{}", f.display());
+    }
+    let out = acct.run(
+        &[tier2.join("docker").to_str().unwrap(), "restart", "api"],
+        &[("PATH", &path2), ("CLAUDEOPS_TIER", "2")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let counted: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert_eq!(counted["services"]["api"]["restart_timestamps"].as_array().unwrap().len(), 1);
+    for argv in [
+        vec!["/bin/cat", state.to_str().unwrap()],
+        vec!["/bin/sh", "-c", &format!("echo '{{}}' > {}", state.display())],
+        vec!["/bin/sh", "-c", &format!("echo '{{}}' > {}/new", state_dir.display())],
+    ] {
+        let out = acct.run(&argv, &[]);
+        assert!(!out.status.success(), "{argv:?} succeeded");
+        assert!(text(&out.stderr).contains("Permission denied"), "{argv:?}: {}", text(&out.stderr));
+    }
+    let cfg2 = tier2.join("tiershim.yaml");
+    let out = acct.run(
+        &[
+            inst.tiershim().to_str().unwrap(),
+            "cooldown",
+            "--config",
+            cfg2.to_str().unwrap(),
+            "reset",
+            "api",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));
+    let after: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert_eq!(after, counted);
+    let (code, report) = doctor();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains(&format!("cooldown state {} is written by the gate only", state.display())),
+        "{report}"
+    );
+
     // Re-running the hardened install changes nothing.
     let before = crate::install::snapshot(&inst.prefix);
-    let r = inst.reinstall(&["--harden", "--group", &acct.group, "--repos", &repos_arg]);
+    let r = inst.reinstall(&hardening);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(crate::install::snapshot(&inst.prefix), before);
     assert!(Path::new(&inst.audit).exists());
