@@ -1,5 +1,5 @@
 //! `tiershim policy check [DIR]`: load a policy, run every rule's examples through the same
-//! grammar and `decide()` the gate uses, and report.
+//! grammar and `decide()` the gate uses, load the cooldown budgets, and report.
 
 use std::path::PathBuf;
 
@@ -62,6 +62,25 @@ pub fn run(a: Args) -> Exit {
             for f in failures {
                 println!("    {}", escape(&f));
             }
+        }
+    }
+    match crate::policy::cooldown::Budgets::load(a.dir.as_deref()) {
+        Ok(b) => {
+            let per: Vec<String> = b
+                .default
+                .iter()
+                .map(|(c, x)| format!("{c} {} in {}", x.max, crate::policy::cooldown::window_text(x.window)))
+                .collect();
+            println!(
+                "✓ cooldown budgets: {}; {} service override(s) ({})",
+                per.join(", "),
+                b.services.len(),
+                b.source
+            );
+        }
+        Err(e) => {
+            ok = false;
+            println!("✗ cooldown budgets: {}", escape(&e.to_string()));
         }
     }
     if !check_passthrough(a.passthrough.as_deref()) {

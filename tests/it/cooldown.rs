@@ -641,3 +641,30 @@ fn doctor_reports_the_state_files_health_and_that_an_unhardened_budget_is_adviso
     );
     assert!(out.contains("so every restart and redeploy is refused"), "{out}");
 }
+
+#[test]
+fn a_broken_cooldown_yaml_fails_policy_check_and_refuses_restarts_only() {
+    let bad = "budgets: {restart: {max: 2, window: 4x}, redeploy: {max: 1, window: 24h}}\n";
+    let (env, state) = install(Some(bad), "");
+    let dir = env.path("policy");
+    let r = admin(&["policy", "check", dir.to_str().unwrap()], &[]);
+    assert_eq!(r.code(), 78, "{}", r.stdout());
+    assert!(
+        r.stdout().contains(&format!(
+            "✗ cooldown budgets: policy {}: budgets.restart: window \"4x\": the unit is s, m, h or d",
+            dir.join("cooldown.yaml").display()
+        )),
+        "{}",
+        r.stdout()
+    );
+    let r = run(&env, "docker", &["restart", "api"], 2);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("cooldown.yaml: budgets.restart: window \"4x\""),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None);
+    assert!(!state.exists());
+    assert_eq!(run(&env, "docker", &["ps"], 1).code(), 0);
+}
