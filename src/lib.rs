@@ -18,6 +18,7 @@ pub mod exit;
 pub mod facts;
 pub mod files;
 pub mod gate;
+pub mod glob;
 pub mod grammar;
 pub mod harden;
 pub mod install;
