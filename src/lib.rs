@@ -18,6 +18,7 @@ pub mod facts;
 pub mod gate;
 pub mod grammar;
 pub mod install;
+pub mod mcp;
 pub mod policy;
 pub mod sanitize;
 pub mod scope;

@@ -2,6 +2,7 @@
 //! the gate; none executes anything it is asked about.
 
 mod explain;
+mod mcp;
 mod policy_check;
 mod skills;
 
@@ -41,6 +42,10 @@ enum Command {
         #[command(flatten)]
         common: skills::Common,
     },
+    /// Serve the skills over MCP on stdio, for agents without native skill support.
+    Mcp(mcp::McpArgs),
+    /// Print the guide to using skills that `tiershim mcp` gives its clients.
+    Instructions(mcp::InstructionsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -61,6 +66,8 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
-        Command::Skills { command, common } => skills::run(command, common),
+        Command::Skills { command, common } => skills::run(ctx, command, common),
+        Command::Mcp(a) => mcp::run_mcp(ctx, a),
+        Command::Instructions(a) => mcp::run_instructions(ctx, a),
     }
 }
