@@ -104,7 +104,9 @@ impl SkillServer {
             (out, changed, state.listeners.clone())
         };
         if changed {
-            if peer.peer_info().is_some()
+            // A client that initialized (protocol up to 2025-11-25) hears it on the session; a
+            // stateless one (2026-07-28) on its subscriptions/listen streams only.
+            if peer.peer_info().is_some_and(|i| i.protocol_version.has_initialize())
                 && let Err(e) = peer.notify_tool_list_changed().await
             {
                 eprintln!("tiershim mcp: cannot send tools/list_changed: {}", escape(&e.to_string()));
@@ -199,14 +201,17 @@ fn text_error(msg: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(msg)])
 }
 
-fn not_found(served: &Served, asked: &str) -> CallToolResult {
+fn available_list(served: &Served) -> String {
     let names: Vec<&str> = served.entries.iter().map(Entry::id).collect();
-    let list = if names.is_empty() {
+    if names.is_empty() {
         "No skills are available.".to_string()
     } else {
         format!("Available skills: {}", names.join(", "))
-    };
-    text_error(format!("Skill not found: {asked}\n\n{list}"))
+    }
+}
+
+fn not_found(served: &Served, asked: &str) -> CallToolResult {
+    text_error(format!("Skill not found: {asked}\n\n{}", available_list(served)))
 }
 
 /// A string argument, or the tool result that says it is missing.
@@ -253,11 +258,8 @@ fn call(req: &CallToolRequestParams, served: &Served, session: &Session) -> Resu
         "skill" => Ok(match string_arg(req, "name") {
             Err(r) => r,
             Ok(name) => match check_name(name) {
-                Err(why) => {
-                    let mut r = not_found(served, name.get(..64).unwrap_or("(a long name)"));
-                    r.content.insert(0, ContentBlock::text(format!("Invalid skill name: {why}.")));
-                    r
-                }
+                // The name is not echoed: it may hold anything.
+                Err(why) => text_error(format!("Invalid skill name: {why}.\n\n{}", available_list(served))),
                 Ok(()) => match served.find(name) {
                     None => not_found(served, name),
                     Some(e) => {

@@ -10,6 +10,7 @@ mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
+mod mcp;
 mod real_tools;
 mod scope;
 mod skills;

@@ -11,9 +11,13 @@ import json
 import os
 import sys
 
+import contextlib
+import xml.etree.ElementTree as ET
+
 import anyio
 import mcp.types as types
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client.subscriptions import ToolsListChanged, listen
 
 WAIT_SECONDS = 20
 
@@ -31,11 +35,23 @@ async def run(plan):
     list_changed = {"count": 0}
     changed = anyio.Condition()
 
+    async def count_one():
+        async with changed:
+            list_changed["count"] += 1
+            changed.notify_all()
+
     async def on_message(message):
+        # A notification sent on a subscriptions/listen stream carries its id and reaches
+        # follow() too; count each notification once.
         if isinstance(message, types.ToolListChangedNotification):
-            async with changed:
-                list_changed["count"] += 1
-                changed.notify_all()
+            meta = (message.params.meta if message.params else None) or {}
+            if "io.modelcontextprotocol/subscriptionId" not in meta:
+                await count_one()
+
+    async def follow(subscription):
+        async for event in subscription:
+            if isinstance(event, ToolsListChanged):
+                await count_one()
 
     params = StdioServerParameters(
         command=plan["command"][0], args=plan["command"][1:], env=plan.get("env"), cwd=plan.get("cwd")
@@ -43,14 +59,24 @@ async def run(plan):
     out = {"results": []}
     with open(plan["stderr"], "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, message_handler=on_message) as session:
-                init = await session.initialize()
+            async with ClientSession(read, write, message_handler=on_message) as session, contextlib.AsyncExitStack() as stack:
+                if plan.get("protocol") == "stateless":
+                    # 2026-07-28: server/discover instead of initialize; list_changed arrives on
+                    # a subscriptions/listen stream.
+                    await session.discover()
+                    subscription = await stack.enter_async_context(listen(session, tools_list_changed=True))
+                    tasks = await stack.enter_async_context(anyio.create_task_group())
+                    tasks.start_soon(follow, subscription)
+                    stack.callback(tasks.cancel_scope.cancel)
+                else:
+                    await session.initialize()
+                info = session.server_info
                 out["server"] = {
-                    "name": init.server_info.name,
-                    "version": init.server_info.version,
-                    "protocol": init.protocol_version,
-                    "instructions": init.instructions,
-                    "capabilities": dump(init.capabilities),
+                    "name": info.name if info else None,
+                    "version": info.version if info else None,
+                    "protocol": session.protocol_version,
+                    "instructions": session.instructions,
+                    "capabilities": dump(session.server_capabilities) if session.server_capabilities else None,
                 }
                 seen = 0
                 for step in plan["steps"]:
@@ -58,6 +84,16 @@ async def run(plan):
                     if op == "list_tools":
                         r = await session.list_tools()
                         res = [dump(t) for t in r.tools]
+                    elif op == "skill_xml":
+                        # The `skill` tool's <available_skills>, read by an XML parser: it must
+                        # be well-formed whatever the skills say.
+                        tools = (await session.list_tools()).tools
+                        desc = next(t.description for t in tools if t.name == "skill")
+                        block = desc[desc.index("<available_skills>") :]
+                        res = [
+                            {child.tag: child.text for child in skill}
+                            for skill in ET.fromstring(block).findall("skill")
+                        ]
                     elif op == "call":
                         try:
                             res = tool_result(await session.call_tool(step["tool"], step.get("args", {})))
