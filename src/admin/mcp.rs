@@ -14,13 +14,13 @@ use crate::skill::served::{Scanner, Selection, Session};
 /// Where the served skills come from.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Sources {
-    /// Serve this install's skills (its `skills:`: the baseline, then every repository's
-    /// `.claude-ops/skills/`, the one holding the working directory first); its `tier` is the
-    /// session's ceiling.
+    /// Serve this install's skills (its `skills:`): the repository holding the working
+    /// directory first, then the baseline, then the other repositories. Its `tier` is the
+    /// session's ceiling (3 without --config), which CLAUDEOPS_TIER lowers as in the gate.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Serve this skills directory (absolute; repeatable; an earlier one wins for a name found
-    /// twice). Without --config and --skills-dir: ./.agent/skills, ./.claude/skills,
+    /// Serve this skills directory too (absolute; repeatable; after the install's; an earlier
+    /// one wins for a name found twice). Without --config and --skills-dir: ./.agent/skills, ./.claude/skills,
     /// ~/.agent/skills, ~/.claude/skills, in that order.
     #[arg(long = "skills-dir", value_name = "DIR")]
     skills_dir: Vec<PathBuf>,

@@ -227,7 +227,7 @@ fn call(req: &CallToolRequestParams, served: &Served, session: &Session) -> Resu
     match req.name.as_ref() {
         "list_skills" => {
             let list: Vec<Value> = served.entries.iter().map(|e| entry_json(e, session)).collect();
-            let text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            let text = serde_json::to_string(&list).unwrap_or_default();
             let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
             r.structured_content = Some(json!({ "skills": list }));
             Ok(r)

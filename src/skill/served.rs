@@ -10,9 +10,10 @@
 //! the same parser as the gate. Nothing here decides a call, and nothing here is reached from
 //! the gate.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{Candidate, Location, Need, Problem, Skill, Sources};
 
@@ -122,7 +123,8 @@ impl Session {
 /// One served skill: the copy that won, and what it stands for.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub skill: Skill,
+    /// Shared with the re-scan cache: one copy of each file's text in memory.
+    pub skill: Arc<Skill>,
     /// The skill file, absolute; `None` for the embedded copy.
     pub file: Option<PathBuf>,
     /// The directory that holds the skill's `references/`, `scripts/` and `assets/`.
@@ -175,7 +177,7 @@ pub struct Served {
     /// The copy that wins for each name, sorted by id.
     pub entries: Vec<Entry>,
     /// Every other copy: (the copy, the file of the copy that shadows it).
-    pub shadowed: Vec<(Skill, String)>,
+    pub shadowed: Vec<(Arc<Skill>, String)>,
     /// Files that were skipped, and directories that could not be read, with the reason.
     pub problems: Vec<Problem>,
 }
@@ -269,7 +271,7 @@ pub fn fingerprint(dirs: &[SourceDir]) -> Fingerprint {
 pub struct Scanner {
     pub selection: Selection,
     fingerprint: Option<Fingerprint>,
-    cache: HashMap<PathBuf, (Stamp, Skill)>,
+    cache: HashMap<PathBuf, (Stamp, Arc<Skill>)>,
     pub served: Served,
 }
 
@@ -298,26 +300,26 @@ impl Scanner {
         true
     }
 
-    fn load(&mut self, c: &Candidate) -> Result<Skill, Problem> {
+    fn load(&mut self, c: &Candidate) -> Result<Arc<Skill>, Problem> {
         let Some(file) = c.file() else {
-            return super::load(c, Need::All);
+            return super::load(c, Need::All).map(Arc::new);
         };
         let stamp = Stamp::of(file);
         if let (Some(st), Some((cached, skill))) = (stamp, self.cache.get(file))
             && *cached == st
         {
-            return Ok(skill.clone());
+            return Ok(Arc::clone(skill));
         }
-        let skill = super::load(c, Need::All)?;
+        let skill = Arc::new(super::load(c, Need::All)?);
         if let Some(st) = stamp {
-            self.cache.insert(file.to_path_buf(), (st, skill.clone()));
+            self.cache.insert(file.to_path_buf(), (st, Arc::clone(&skill)));
         }
         Ok(skill)
     }
 
     fn scan(&mut self, dirs: &[SourceDir]) -> Served {
         let mut served = Served::default();
-        let mut seen_files = Vec::new();
+        let mut seen_files = HashSet::new();
         // id -> index in served.entries
         let mut by_id: HashMap<String, usize> = HashMap::new();
         for d in dirs {
@@ -339,7 +341,7 @@ impl Scanner {
             served.problems.extend(problems);
             for c in candidates {
                 if let Some(f) = c.file() {
-                    seen_files.push(f.to_path_buf());
+                    seen_files.insert(f.to_path_buf());
                 }
                 let skill = match self.load(&c) {
                     Ok(s) => s,
@@ -428,6 +430,27 @@ mod tests {
             ..s
         };
         assert_eq!(same.source_dirs().len(), 2);
+    }
+
+    #[test]
+    fn with_a_config_the_working_repository_comes_first_then_the_baseline_then_other_repositories() {
+        let t = tempfile::tempdir().unwrap();
+        for r in ["alpha", "infra", "zulu"] {
+            std::fs::create_dir_all(t.path().join(format!("repos/{r}/.claude-ops/skills"))).unwrap();
+        }
+        std::fs::create_dir_all(t.path().join("repos/infra/sub")).unwrap();
+        std::fs::create_dir_all(t.path().join("base")).unwrap();
+        let s = Selection {
+            install: Some(Sources {
+                baseline: Some(t.path().join("base")),
+                repos: Some(t.path().join("repos")),
+            }),
+            dirs: vec![PathBuf::from("/extra")],
+            cwd: t.path().join("repos/infra/sub"),
+            home: Some(t.path().to_path_buf()),
+        };
+        let got: Vec<String> = s.source_dirs().iter().map(|d| d.location.to_string()).collect();
+        assert_eq!(got, vec!["repo infra", "baseline", "repo alpha", "repo zulu", "/extra"]);
     }
 
     #[test]
