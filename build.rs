@@ -25,10 +25,12 @@ fn main() {
             Ok(v) => v,
             Err(e) => panic!("{}: {e}", path.display()),
         };
-        if let Some(rules) = value.get_mut("rules").and_then(|r| r.as_array_mut()) {
-            for rule in rules {
-                if let Some(obj) = rule.as_object_mut() {
-                    obj.remove("examples");
+        for key in ["rules", "endpoints"] {
+            if let Some(rules) = value.get_mut(key).and_then(|r| r.as_array_mut()) {
+                for rule in rules {
+                    if let Some(obj) = rule.as_object_mut() {
+                        obj.remove("examples");
+                    }
                 }
             }
         }

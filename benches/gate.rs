@@ -1,6 +1,13 @@
 //! `make bench`: what the gate costs per call, measured in one run against a bare exec hop (a C
-//! program that only execs its target) and the direct call, as ratios. Writes
-//! docs/PERFORMANCE.md. No thresholds: the numbers are for people, and machines are noisy.
+//! program that only execs its target) and the direct call, as ratios of medians of
+//! interleaved runs. Scenarios: a call with no skill check, a PR scope check of 10 and 10,000
+//! changed files, and the same check with 10 and 1,000 skill files present; plus the peak
+//! memory of each. Writes docs/PERFORMANCE.md. No thresholds: the numbers are for people, and
+//! machines are noisy.
+//!
+//! Under `cargo bench` (which passes `--bench`) it runs the full measurement and writes the
+//! file. Under `cargo test --all-targets` the same program runs a few rounds against the test
+//! build as a smoke test (so it cannot rot) and writes nothing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -9,145 +16,300 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Rounds under `cargo bench` (which passes `--bench`). Under `cargo test --all-targets` the
-/// same program runs a few rounds against the test build as a smoke test, and writes nothing.
-const ROUNDS: usize = 1500;
-const SMOKE_ROUNDS: usize = 5;
+/// Rounds of the per-call variants under `cargo bench`, and in the smoke run.
+const ROUNDS: usize = 1000;
+const SMOKE_ROUNDS: usize = 3;
+/// Rounds of the scope-check variants (each runs git).
+const SCOPE_ROUNDS: usize = 100;
 
-fn cc(out: &Path, src: &str, extra: &[&str]) {
-    let status = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(out)
-        .arg(src)
-        .args(extra)
-        .status()
-        .expect("cc");
-    assert!(status.success(), "cc {src} failed");
+fn cc(out: &Path, src: &Path, extra: &[&str]) {
+    let status = Command::new("cc").args(["-O2", "-o"]).arg(out).arg(src).args(extra).status().expect("cc");
+    assert!(status.success(), "cc {} failed", src.display());
+}
+
+fn which(tool: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(tool)).find(|p| p.is_file()))
+        .unwrap_or_else(|| panic!("{tool} is not installed"))
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new(which("git"))
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.com")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 struct Variant {
-    name: &'static str,
+    name: String,
     cmd: Command,
     times: Vec<Duration>,
+    /// Peak resident set of any run, KiB.
+    max_rss: i64,
 }
 
-fn median(v: &mut [Duration]) -> Duration {
+impl Variant {
+    fn new(name: impl Into<String>, mut cmd: Command) -> Variant {
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        Variant {
+            name: name.into(),
+            cmd,
+            times: Vec::new(),
+            max_rss: 0,
+        }
+    }
+
+    /// One fork+exec+wait; the child's rusage gives its peak memory (before and after exec).
+    fn run_once(&mut self) -> Duration {
+        let start = Instant::now();
+        let child = self.cmd.spawn().unwrap();
+        let mut status = 0;
+        // SAFETY: rusage is plain data the kernel fills in; the pid is our own child's.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let pid = child.id() as libc::pid_t;
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        let took = start.elapsed();
+        assert_eq!(r, pid, "wait4");
+        self.max_rss = self.max_rss.max(ru.ru_maxrss);
+        took
+    }
+}
+
+fn median(v: &[Duration]) -> Duration {
+    let mut v = v.to_vec();
     v.sort();
     v[v.len() / 2]
 }
 
-fn pct(v: &[Duration], p: f64) -> Duration {
-    v[((v.len() as f64 - 1.0) * p) as usize]
+fn p90(v: &[Duration]) -> Duration {
+    let mut v = v.to_vec();
+    v.sort();
+    v[((v.len() as f64 - 1.0) * 0.9) as usize]
 }
 
-fn max_rss_children_kib() -> i64 {
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we own.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    ru.ru_maxrss
+/// Interleave the variants `rounds` times after a warm-up, so drift hits all alike.
+fn measure(variants: &mut [Variant], rounds: usize) {
+    for v in variants.iter_mut() {
+        for _ in 0..rounds.clamp(1, 20) {
+            v.run_once();
+        }
+        v.max_rss = 0;
+    }
+    for _ in 0..rounds {
+        for v in variants.iter_mut() {
+            let t = v.run_once();
+            v.times.push(t);
+        }
+    }
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// A tier directory with links to the gate and a tiershim.yaml.
+fn tier_dir(root: &Path, name: &str, gate: &Path, config: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for t in ["docker", "gh"] {
+        std::os::unix::fs::symlink(gate, dir.join(t)).unwrap();
+    }
+    std::fs::write(dir.join("tiershim.yaml"), config).unwrap();
+    std::fs::set_permissions(dir.join("tiershim.yaml"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    dir
+}
+
+/// A repository whose feature branch changes `files` runbook files (allowed by the shipped
+/// git-pr skill), with origin/HEAD set so the gate can find the base.
+fn repo(root: &Path, name: &str, files: usize) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(dir.join("checks")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "x\n").unwrap();
+    git(&dir, &["add", "README.md"]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    git(&dir, &["remote", "add", "origin", "https://example.com/ops/app.git"]);
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(&dir, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    git(&dir, &["switch", "-q", "-c", "feat"]);
+    for i in 0..files {
+        std::fs::write(dir.join("checks").join(format!("c{i}.md")), format!("{i}\n")).unwrap();
+    }
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "change"]);
+    dir
+}
+
+/// A baseline skills directory: the shipped git-pr skill plus `n - 1` more skill files, every
+/// second one with Scope Rules of two patterns, so 1,000 skills carry 1,000 patterns.
+fn skills_dir(root: &Path, name: &str, manifest: &Path, n: usize) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(manifest.join("skills/git-pr.md"), dir.join("git-pr.md")).unwrap();
+    for i in 1..n {
+        let rules = if i % 2 == 0 {
+            format!("## Scope Rules\n\n```deny\nsvc{i}/*.yaml\n**/secret{i}/**\n```\n")
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            dir.join(format!("skill-{i}.md")),
+            format!(
+                "# Skill: Skill {i}\n\n## Purpose\n\nDoes thing {i}.\n\n## Tool Discovery\n\nx\n\n## Execution\n\nx\n\n## Validation\n\nx\n\n{rules}"
+            ),
+        )
+        .unwrap();
+    }
+    dir
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let rounds = if full { ROUNDS } else { SMOKE_ROUNDS };
+    let scope_rounds = if full { SCOPE_ROUNDS } else { SMOKE_ROUNDS };
+    let big = if full { 10_000 } else { 200 };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let gate_bin = PathBuf::from(env!("CARGO_BIN_EXE_tiershim"));
+    let gate = PathBuf::from(env!("CARGO_BIN_EXE_tiershim"));
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
+    std::fs::set_permissions(t, std::fs::Permissions::from_mode(0o755)).unwrap();
     let noop = t.join("noop");
-    cc(&noop, root.join("benches/noop.c").to_str().unwrap(), &["-static"]);
+    cc(&noop, &root.join("benches/noop.c"), &["-static"]);
     let tramp = t.join("trampoline");
-    cc(
-        &tramp,
-        root.join("benches/trampoline.c").to_str().unwrap(),
-        &[&format!("-DTARGET=\"{}\"", noop.display())],
+    cc(&tramp, &root.join("benches/trampoline.c"), &[&format!("-DTARGET=\"{}\"", noop.display())]);
+    let real_git = which("git");
+
+    // --- per call: no skill check -------------------------------------------------------------
+    let plain = tier_dir(t, "tier1", &gate, &format!("tier: 1\nreal: {{docker: {}}}\n", noop.display()));
+    let logged = tier_dir(
+        t,
+        "logged",
+        &gate,
+        &format!("tier: 1\nreal: {{docker: {}}}\naudit_log: {}\n", noop.display(), t.join("audit.jsonl").display()),
     );
-
-    let dir = t.join("tier1");
-    std::fs::create_dir(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::os::unix::fs::symlink(&gate_bin, dir.join("docker")).unwrap();
-    std::fs::write(dir.join("tiershim.yaml"), format!("tier: 1\nreal:\n  docker: {}\n", noop.display())).unwrap();
-    std::fs::set_permissions(dir.join("tiershim.yaml"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    let logged = t.join("logged");
-    std::fs::create_dir(&logged).unwrap();
-    std::fs::set_permissions(&logged, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::os::unix::fs::symlink(&gate_bin, logged.join("docker")).unwrap();
-    std::fs::write(
-        logged.join("tiershim.yaml"),
-        format!(
-            "tier: 1\nreal:\n  docker: {}\naudit_log: {}\n",
-            noop.display(),
-            t.join("audit.jsonl").display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(logged.join("tiershim.yaml"), std::fs::Permissions::from_mode(0o644)).unwrap();
-
-    let mk = |name: &'static str, prog: &Path, args: &[&str]| {
+    let cmd = |prog: &Path, args: &[&str]| {
         let mut c = Command::new(prog);
-        c.args(args)
-            .env_clear()
-            .env("CLAUDEOPS_TIER", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        Variant {
-            name,
-            cmd: c,
-            times: Vec::with_capacity(rounds),
-        }
+        c.args(args).env_clear().env("CLAUDEOPS_TIER", "1");
+        c
     };
-    let mut variants = [
-        mk("direct call (static no-op)", &noop, &["ps"]),
-        mk("bare exec hop (C trampoline)", &tramp, &["ps"]),
-        mk("gate: docker ps, allowed, exec", &dir.join("docker"), &["ps"]),
-        mk("gate: docker ps, allowed, audit log", &logged.join("docker"), &["ps"]),
-        mk("gate: docker restart, refused", &dir.join("docker"), &["restart", "api"]),
+    let mut per_call = vec![
+        Variant::new("direct call (static no-op)", cmd(&noop, &["ps"])),
+        Variant::new("bare exec hop (C trampoline)", cmd(&tramp, &["ps"])),
+        Variant::new("gate: docker ps, allowed, exec", cmd(&plain.join("docker"), &["ps"])),
+        Variant::new("gate: docker ps, allowed, audit log", cmd(&logged.join("docker"), &["ps"])),
+        Variant::new("gate: docker restart, refused", cmd(&plain.join("docker"), &["restart", "api"])),
     ];
-    // Warm up, then interleave so drift hits every variant alike.
-    for v in variants.iter_mut() {
-        for _ in 0..rounds.min(50) {
-            v.cmd.status().unwrap();
-        }
-    }
-    for _ in 0..rounds {
-        for v in variants.iter_mut() {
-            let start = Instant::now();
-            v.cmd.status().unwrap();
-            v.times.push(start.elapsed());
-        }
-    }
-    let gate_rss = max_rss_children_kib();
+    measure(&mut per_call, rounds);
 
-    let med: Vec<Duration> = variants.iter_mut().map(|v| median(&mut v.times)).collect();
-    let (direct, hop) = (med[0].as_secs_f64(), med[1].as_secs_f64());
-    let mut table = String::from("| call | median | p90 | vs bare exec hop | vs direct |\n|---|---|---|---|---|\n");
-    for (v, m) in variants.iter().zip(&med) {
-        let s = m.as_secs_f64();
-        table.push_str(&format!(
-            "| {} | {:.0} µs | {:.0} µs | {:.2}× | {:.2}× |\n",
-            v.name,
-            s * 1e6,
-            pct(&v.times, 0.9).as_secs_f64() * 1e6,
-            s / hop,
-            s / direct
-        ));
-    }
-    let gate = med[2].as_secs_f64();
-    let overhead = (gate - hop) / hop * 100.0;
+    // --- per call: a PR scope check --------------------------------------------------------
+    let small = repo(t, "repo-10", 10);
+    let large = repo(t, &format!("repo-{big}"), big);
+    let skills10 = skills_dir(t, "skills-10", &root, 10);
+    let skills1000 = skills_dir(t, "skills-1000", &root, if full { 1000 } else { 100 });
+    let scope_tier = |name: &str, skills: &Path| {
+        tier_dir(
+            t,
+            name,
+            &gate,
+            &format!(
+                "tier: 3\nreal: {{gh: {}, git: {}}}\nskills: {{baseline: {}}}\n",
+                noop.display(),
+                real_git.display(),
+                skills.display()
+            ),
+        )
+    };
+    let with10 = scope_tier("scope-10-skills", &skills10);
+    let with1000 = scope_tier("scope-1000-skills", &skills1000);
+    let pr = |tier: &Path, dir: &Path| {
+        let mut c = Command::new(tier.join("gh"));
+        c.args(["pr", "create", "-t", "x", "-b", "y"]).env_clear().env("CLAUDEOPS_TIER", "3").current_dir(dir);
+        c
+    };
+    let git_diff = |dir: &Path| {
+        let mut c = Command::new(&real_git);
+        c.args(["diff", "--name-only", "-z", "--no-renames", "refs/remotes/origin/main...HEAD"])
+            .env_clear()
+            .current_dir(dir);
+        c
+    };
+    let mut scope = vec![
+        Variant::new("bare exec hop (C trampoline)", cmd(&tramp, &["ps"])),
+        Variant::new("git's own diff, 10 files", git_diff(&small)),
+        Variant::new(format!("git's own diff, {big} files"), git_diff(&large)),
+        Variant::new("gate: gh pr create, 10 files, 10 skills", pr(&with10, &small)),
+        Variant::new(format!("gate: gh pr create, {big} files, 10 skills"), pr(&with10, &large)),
+        Variant::new(
+            format!("gate: gh pr create, 10 files, {} skills", if full { 1000 } else { 100 }),
+            pr(&with1000, &small),
+        ),
+    ];
+    measure(&mut scope, scope_rounds);
+
+    let table = |vs: &[Variant], base: f64, base_name: &str, direct: Option<f64>| {
+        let mut s = format!(
+            "| call | median | p90 | vs {base_name} |{} peak RSS |\n|---|---|---|---|{}---|\n",
+            if direct.is_some() { " vs direct |" } else { "" },
+            if direct.is_some() { "---|" } else { "" }
+        );
+        for v in vs {
+            let m = us(median(&v.times));
+            s.push_str(&format!(
+                "| {} | {:.0} µs | {:.0} µs | {:.2}× |{} {:.1} MiB |\n",
+                v.name,
+                m,
+                us(p90(&v.times)),
+                m / base,
+                direct.map(|d| format!(" {:.2}× |", m / d)).unwrap_or_default(),
+                v.max_rss as f64 / 1024.0
+            ));
+        }
+        s
+    };
+    let med = |vs: &[Variant], i: usize| us(median(&vs[i].times));
+    let (direct, hop) = (med(&per_call, 0), med(&per_call, 1));
+    let overhead = (med(&per_call, 2) - hop) / hop * 100.0;
+    let scope_hop = med(&scope, 0);
+    let beyond_git_small = med(&scope, 3) - med(&scope, 1) - scope_hop;
+    let beyond_git_large = med(&scope, 4) - med(&scope, 2) - scope_hop;
+    let skills_ratio = med(&scope, 5) / med(&scope, 3);
+    let peak = per_call.iter().chain(scope.iter()).skip(2).map(|v| v.max_rss).max().unwrap_or(0) as f64 / 1024.0;
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let verdict = |ok: bool| if ok { "within budget" } else { "over budget" };
     let doc = format!(
         "# Performance\n\n\
          Written by `make bench` (benches/gate.rs); re-run it to refresh. Each call is a fork+exec+wait from the \
-         benchmark process, {ROUNDS} rounds with the variants interleaved, after a warm-up. The target of every hop is a \
-         static C program that returns at once, so the numbers are the cost of getting there.\n\n\
-         Machine: {cpus} CPUs, shared; treat differences under ~10% as noise.\n\n{table}\n\
-         - Gate overhead over a bare exec hop (allowed call, no audit log, no scope check): **{overhead:+.1}%** \
-         (budget, DESIGN §9: within 25%).\n\
-         - Peak resident memory of any measured child (the gate dominates): **{:.1} MiB** (budget: under 8 MiB).\n\
-         - The gate binary is linked statically (static-pie); see `.cargo/config.toml`.\n\n\
-         What is not measured yet: scope checks of large diffs and skill discovery (not built in this version).\n",
-        gate_rss as f64 / 1024.0
+         benchmark process, the variants interleaved after a warm-up ({rounds} rounds per call variant, \
+         {scope_rounds} per scope variant); medians and 90th percentiles. The target of every hop is a static C \
+         program that returns at once, so the numbers are the cost of getting there. Machine: {cpus} CPUs, \
+         shared; treat differences under ~10% as noise.\n\n\
+         ## A call with no skill check\n\n{}\n\
+         - Gate overhead over a bare exec hop (`docker ps`, allowed, no audit log): **{overhead:+.1}%** \
+         (DESIGN §9 budget: within 25%; {}).\n\n\
+         ## A pull-request scope check\n\n\
+         `gh pr create` at tier 3 in a real repository: the gate runs the real git to list the changed files \
+         (`git diff --name-only origin/main...HEAD`), reads the skills, and checks each file against every pattern \
+         (the shipped git-pr skill's 18 deny and 6 allow patterns, plus 2 per second extra skill).\n\n{}\n\
+         - Scope check beyond git's own time and an exec hop: **{beyond_git_small:.0} µs** for 10 files, \
+         **{beyond_git_large:.0} µs** for {big} files (DESIGN §9 budget for 10,000 files: under 10 ms; {}).\n\
+         - {} skill files cost **{skills_ratio:.2}×** what 10 cost for the same check (budget: at most 2×; {}).\n\n\
+         ## Memory\n\n\
+         - Peak resident memory of any gate run above: **{peak:.1} MiB** (budget: under 8 MiB; {}).\n\
+         - The gate binary is linked statically (static-pie); see `.cargo/config.toml`.\n",
+        table(&per_call, hop, "bare exec hop", Some(direct)),
+        verdict(overhead <= 25.0),
+        table(&scope, scope_hop, "bare exec hop", None),
+        verdict(beyond_git_large < 10_000.0),
+        if full { 1000 } else { 100 },
+        verdict(skills_ratio <= 2.0),
+        verdict(peak < 8.0),
     );
     if full {
         std::fs::create_dir_all(root.join("docs")).unwrap();

@@ -10,6 +10,9 @@ needs='
 git git
 curl curl
 rbash bash
+gh gh
+socat socat
+openssl openssl
 '
 
 missing=

@@ -56,6 +56,9 @@ pub struct AuditRecord {
     pub real: Option<String>,
     /// The path-scope check, when one ran.
     pub scope: Option<AuditScope>,
+    /// What the session inventory said about MCP for an allowed call (`mcp-available`,
+    /// `cli-fallback`, or why it could not be read); absent without an inventory.
+    pub mcp: Option<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
 }

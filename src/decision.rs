@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::grammar::{Action, Claim, Invocation};
+use crate::grammar::{Access, Action, Claim, Invocation};
+use crate::policy::endpoints::Endpoint;
 use crate::policy::{Policy, Required, Rule, ScopeKind};
-use crate::sanitize::escape;
+use crate::sanitize::{escape, redact};
 use crate::scope::{Rules, Violation};
 use crate::tool::Tool;
 
@@ -50,6 +51,8 @@ pub struct Request {
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
     pub real_gh: Vec<String>,
+    /// The working directory and where the call's local files really are (`files::gather`).
+    pub local: crate::files::LocalFacts,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
     pub facts: Facts,
 }
@@ -212,7 +215,31 @@ fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, 
     }
 }
 
-/// The strictest rule matching one action; unclassified verbs are never allowed.
+fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
+    let request = action.http.as_ref().map_or_else(String::new, |h| match &h.mutation {
+        Some(m) => format!("GraphQL mutation {}", escape(m)),
+        None => format!("{} {}", escape(&h.method), escape(&redact(&h.path))),
+    });
+    let what = rule.what.clone().unwrap_or_else(|| request.clone());
+    let reason = match rule.required {
+        Required::Never => format!("rule {} ({request}): {what} is never allowed", rule.id),
+        Required::Tier(n) => format!("rule {} ({request}): {what} requires tier {n}", rule.id),
+    };
+    Finding {
+        required: rule.required,
+        rule: rule.id.clone(),
+        skill: rule.skill.clone(),
+        what,
+        reason,
+        instead: rule.instead.clone(),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
+    }
+}
+
+/// The strictest rule matching one action, the policy's endpoint rules included for an HTTP
+/// request; unclassified verbs are never allowed.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     let mut best: Option<(&Rule, usize)> = None;
     for rule in policy.rules.iter().filter(|r| matches(r, action)) {
@@ -225,25 +252,32 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
             best = Some((rule, rule.when.len()));
         }
     }
-    // Every matching rule's scope check applies, whichever rule sets the tier.
+    // Every matching rule's scope check applies, whichever rule sets the tier: the tool's
+    // rules and, for an HTTP request, the endpoint rules.
     let scoping = policy.rules.iter().filter(|r| matches(r, action) && r.scope.is_some());
     let mut scope = None;
     let mut max_files = BTreeMap::new();
-    for r in scoping {
-        scope = scope.or(r.scope);
-        for (t, n) in &r.max_files {
+    let endpoint_scoping = action
+        .http
+        .as_ref()
+        .map(|h| {
+            policy
+                .endpoints
+                .iter()
+                .filter(|e| e.scope.is_some() && e.matches(h))
+                .map(|e| (e.scope, &e.max_files))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    for (s, limits) in scoping.map(|r| (r.scope, &r.max_files)).chain(endpoint_scoping) {
+        scope = scope.or(s);
+        for (t, n) in limits {
             let e = max_files.entry(*t).or_insert(*n);
             *e = (*e).min(*n);
         }
     }
-    match best {
-        Some((rule, _)) => {
-            let mut f = from_rule(tool, rule, action);
-            f.scope = scope;
-            f.max_files = max_files;
-            f
-        }
-        None => never(
+    let Some((rule, specificity)) = best else {
+        return never(
             tool,
             policy,
             "unclassified",
@@ -254,7 +288,50 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
                 policy.source
             ),
             "ask an operator to add a rule for it to the policy if it is needed",
-        ),
+        );
+    };
+    // An endpoint rule can only make a classified request stricter; among equals it explains
+    // the decision, being the more specific.
+    let endpoint = action.http.as_ref().and_then(|h| {
+        let matched: Vec<&Endpoint> = policy.endpoints.iter().filter(|e| e.matches(h)).collect();
+        // `mutations: ["*"]` is the fallback for mutations no other rule names.
+        let named = matched.iter().any(|e| e.names_mutation(h));
+        matched
+            .into_iter()
+            .filter(|e| !(named && e.is_mutation_fallback()))
+            .max_by_key(|e| (e.required, e.specificity()))
+    });
+    let mut f = match endpoint {
+        Some(e) if e.required > rule.required || (e.required == rule.required && e.specificity() > specificity) => from_endpoint(e, action),
+        _ => from_rule(tool, rule, action),
+    };
+    f.scope = scope;
+    f.max_files = max_files;
+    f
+}
+
+/// Local files outside the working directory, hidden, or credentials: never touched.
+fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
+    for v in crate::files::check(inv, &req.local) {
+        let (verb, instead) = match v.file.access {
+            Access::Write => (
+                "writing",
+                "write inside the working directory, to a name without a leading dot, or read the response from standard output",
+            ),
+            Access::Read => (
+                "reading",
+                "send only files inside the working directory that are neither hidden nor credentials",
+            ),
+        };
+        let path = escape(&redact(&v.file.path)).into_owned();
+        out.push(never(
+            tool,
+            policy,
+            "local-file",
+            format!("{tool} {verb} {path} ({})", escape(&v.file.flag)),
+            format!("{} {path}: {}", escape(&v.file.flag), escape(&v.why)),
+            instead,
+        ));
     }
 }
 
@@ -319,8 +396,8 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             tool,
             policy,
             "grammar",
-            format!("a {tool} call tiershim cannot parse ({})", escape(problem)),
-            format!("tiershim cannot understand this {tool} call: {}", escape(problem)),
+            format!("a {tool} call tiershim cannot parse ({})", escape(&redact(problem))),
+            format!("tiershim cannot understand this {tool} call: {}", escape(&redact(problem))),
             "write the call in a form the gate understands, or ask an operator",
         ));
     } else if inv.actions.is_empty() {
@@ -340,6 +417,7 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         }));
     }
     check_claims(tool, policy, inv, req, &mut findings);
+    check_files(tool, policy, inv, req, &mut findings);
 
     // A skill's Tier Requirement raises the calls of that skill that change something; reads
     // (tier 1 rules) are never raised, so observing needs no skill file.

@@ -16,6 +16,7 @@ use crate::exit::Exit;
 use crate::facts::{self, Git};
 use crate::grammar::{self, Claim, Invocation};
 use crate::install::{self, InstallConfig};
+use crate::inventory::{self, Fallback};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
 use crate::skill::Sources;
@@ -33,14 +34,16 @@ pub fn run(ctx: &Context, tool: Tool) -> Exit {
 }
 
 /// argv as UTF-8; a word that is not is a call the gate cannot read, so it is refused.
-fn utf8_args(ctx: &Context, tool: Tool) -> std::result::Result<Vec<String>, Invocation> {
+fn utf8_args(ctx: &Context, tool: Tool) -> std::result::Result<Vec<String>, Box<Invocation>> {
     let mut out = Vec::with_capacity(ctx.args.len());
     for a in &ctx.args {
         match a.to_str() {
             Some(s) => out.push(s.to_string()),
             None => {
                 let shown: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-                return Err(Invocation::new(tool, &shown).with_problem(format!("argument {:?} is not UTF-8", a.to_string_lossy())));
+                return Err(Box::new(
+                    Invocation::new(tool, &shown).with_problem(format!("argument {:?} is not UTF-8", a.to_string_lossy())),
+                ));
             }
         }
     }
@@ -72,8 +75,32 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         pinned: cfg.env.clone(),
         caller_env,
         real_gh,
+        local: Default::default(),
         facts: decision::Facts::default(),
     }
+}
+
+/// Parse the call, and when it names local files, find out where they are (and read the ones
+/// whose contents change what the call does, then parse again with them). Calls that name no
+/// file pay for nothing more than the parse.
+pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
+    let inv = grammar::parse(tool, args);
+    if inv.files.is_empty() {
+        return (
+            inv,
+            crate::files::LocalFacts {
+                workdir: Some(cwd.to_path_buf()),
+                ..Default::default()
+            },
+        );
+    }
+    let (facts, contents) = crate::files::gather(&inv, cwd);
+    let inv = if contents.is_empty() {
+        inv
+    } else {
+        grammar::parse_with(tool, args, &contents)
+    };
+    (inv, facts)
 }
 
 /// Gather the facts a first decision asked for: skills from the install's sources, changed
@@ -88,6 +115,22 @@ pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decisio
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
+/// The line after `Using:` when the session inventory says the call falls back from MCP, or
+/// cannot be read (DESIGN §4, SPEC-0023 REQ-5).
+fn mcp_line(f: &Fallback, skill: &str, tool: Tool) -> Option<String> {
+    let s = escape(skill);
+    match f {
+        Fallback::Silent | Fallback::HasMcp => None,
+        Fallback::NoMcp(domain) => Some(format!(
+            "[skill:{s}] WARNING: MCP tools not found for {domain}, falling back to {tool} (CLI)"
+        )),
+        Fallback::Unreadable(e) => Some(format!(
+            "[skill:{s}] WARNING: the session inventory could not be read ({}); MCP fallback is not reported",
+            escape(e)
+        )),
+    }
+}
+
 /// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
 fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
@@ -98,14 +141,15 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
     let policy = Policy::load(tool, cfg.policy.as_deref())?;
     let var = |name: &str| ctx.var(name);
-    let (args, inv) = match utf8_args(ctx, tool) {
+    let (args, inv, local) = match utf8_args(ctx, tool) {
         Ok(args) => {
-            let inv = grammar::parse(tool, &args);
-            (args, inv)
+            let (inv, local) = understand(tool, &args, &ctx.cwd);
+            (args, inv, local)
         }
-        Err(inv) => (inv.args.clone(), inv),
+        Err(inv) => (inv.args.clone(), *inv, Default::default()),
     };
     let mut req = request(&cfg, &policy, &inv, &var);
+    req.local = local;
     let mut d = decision::decide(&inv, &policy, &req);
     if !d.needs.is_empty() {
         req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
@@ -127,6 +171,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
     }
 
+    // The session inventory is read only for a call that will run.
+    let mcp = if d.verdict == Verdict::Allow && failure.is_none() {
+        inventory::fallback(cfg.inventory.as_deref(), tool)
+    } else {
+        Fallback::Silent
+    };
     let shown_args = redact_args(&args);
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
@@ -161,6 +211,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             reasons,
             real: real.as_deref().map(audit::path_string),
             scope: d.scope.as_ref().map(audit::AuditScope::from),
+            mcp: match &mcp {
+                Fallback::Silent => None,
+                Fallback::HasMcp => Some("mcp-available".into()),
+                Fallback::NoMcp(_) => Some("cli-fallback".into()),
+                Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", escape(e))),
+            },
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
         };
@@ -183,6 +239,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         };
     }
     eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    if let Some(line) = mcp_line(&mcp, &skill, tool) {
+        eprintln!("{line}");
+    }
     match (d.verdict, real) {
         (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),

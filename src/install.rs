@@ -33,6 +33,10 @@ pub struct InstallFile {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub skills: Option<SkillsFile>,
+    #[serde(default)]
+    pub inventory: Option<PathBuf>,
+    #[serde(default)]
+    pub mcp_configs: Vec<PathBuf>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -68,16 +72,16 @@ pub struct InstallConfig {
     pub env: BTreeMap<String, String>,
     /// `None`: the shipped skills, and no repository skills.
     pub skills: Option<SkillsConfig>,
+    /// The session inventory file: written once by `tiershim inventory --write`, read by the
+    /// gate for the MCP fallback line.
+    pub inventory: Option<PathBuf>,
+    /// Claude Code MCP configs whose servers the inventory lists.
+    pub mcp_configs: Vec<PathBuf>,
 }
 
 /// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
 /// would let an operator believe a rule is enforced when it is not, so they are refused by name.
-const NOT_YET: &[(&str, &str)] = &[
-    ("inventory", "the session tool inventory"),
-    ("mcp_configs", "the session tool inventory"),
-    ("hosts", "ssh gating"),
-    ("cooldown_state", "cooldown budgets"),
-];
+const NOT_YET: &[(&str, &str)] = &[("hosts", "ssh gating"), ("cooldown_state", "cooldown budgets")];
 
 impl InstallConfig {
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
@@ -158,6 +162,8 @@ impl InstallConfig {
                 baseline: s.baseline.as_deref().map(abs),
                 repos: s.repos.as_deref().map(abs),
             }),
+            inventory: file.inventory.as_deref().map(abs),
+            mcp_configs: file.mcp_configs.iter().map(|p| abs(p)).collect(),
         })
     }
 

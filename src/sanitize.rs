@@ -45,12 +45,22 @@ static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
         r"|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*)"
     ))
 });
+/// A header whose value is a credential: the usual names, and any name that says token,
+/// secret, key, password, session, cookie, signature, credential or auth.
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^\s*(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|private-token|x-auth-token|x-gitea-token|x-vault-token)\s*:",
+        r"(?i)^\s*([a-z0-9_\-]*(authorization|auth|cookie|token|secret|api-?key|apikey|password|passwd|session|signature|credential)[a-z0-9_\-]*)\s*:",
     )
 });
 static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)([a-z][a-z0-9+.\-]*://[^/\s:@]*):[^@/\s]*@"));
+/// `user:password@host/…` without a scheme, as curl takes it.
+static BARE_URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| re(r"^([A-Za-z0-9._~%!$&'()*+,;=\-]+):[^@/\s]*@"));
+/// `"password": "…"` in a JSON body.
+static JSON_SECRET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)("[a-z0-9_\-]*(password|passwd|token|secret|api_?key|client_secret|private_key|credential)[a-z0-9_\-]*"\s*:\s*)"(?:[^"\\]|\\.)*""#,
+    )
+});
 static KEY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(password|passwd|pwd|token|secret|access_token|api_key|apikey|client_secret|sslpassword)\s*=\s*('[^']*'|[^\s&;]*)")
 });
@@ -63,11 +73,19 @@ const SECRET_OPTS: &[&str] = &[
     "--oauth2-bearer",
     "--proxy-user",
     "--pass",
+    "--proxy-pass",
+    "--tlspassword",
+    "--proxy-tlspassword",
     "--secret",
     "--with-token",
 ];
-/// curl's `-u user:password` / `--user user:password`.
-const USER_OPTS: &[&str] = &["-u", "--user", "-U"];
+/// curl's `-u user:password` / `--user user:password` (and the proxy's), and a client
+/// certificate's `file:password` (`-E`, `--cert`, `--proxy-cert`): what follows the first `:`.
+const USER_OPTS: &[&str] = &["-u", "--user", "-U", "-E", "--cert", "--proxy-cert"];
+/// curl's `-b name=value; …`: cookie values.
+const COOKIE_OPTS: &[&str] = &["-b", "--cookie"];
+/// Options whose value is a header line (`--header=Authorization: x`).
+const HEADER_OPTS: &[&str] = &["-H", "--header", "--proxy-header"];
 
 /// Redact one word of argv (or any caller-supplied string).
 pub fn redact(s: &str) -> Cow<'_, str> {
@@ -78,6 +96,8 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     for (re, rep) in [
         (&*TOKEN, REDACTED.to_string()),
         (&*URL_PASSWORD, format!("${{1}}:{REDACTED}@")),
+        (&*BARE_URL_PASSWORD, format!("${{1}}:{REDACTED}@")),
+        (&*JSON_SECRET, format!("${{1}}\"{REDACTED}\"")),
         (&*KEY_VALUE, format!("${{1}}={REDACTED}")),
         (&*BEARER, format!("${{1}} {REDACTED}")),
     ] {
@@ -88,40 +108,99 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     out
 }
 
-/// Redact a whole argv: each word, plus the values of options that carry secrets.
+/// Redact a whole argv: each word, plus the values of options that carry secrets, in every
+/// form the wrapped tools accept (`--opt v`, `--opt=v`, `-ov`, `-sov`).
 pub fn redact_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
-    let mut secret_next = false;
-    let mut user_next = false;
+    let mut next: Option<fn(&str) -> String> = None;
     for a in args {
-        if secret_next {
-            out.push(REDACTED.to_string());
-            secret_next = false;
+        if let Some(f) = next.take() {
+            out.push(f(a));
             continue;
         }
-        if user_next {
-            out.push(redact_user(a));
-            user_next = false;
-            continue;
-        }
-        if let Some((opt, _)) = a.split_once('=').filter(|(o, _)| SECRET_OPTS.contains(o)) {
-            out.push(format!("{opt}={REDACTED}"));
-            continue;
+        if let Some((opt, v)) = a.split_once('=') {
+            let known: Option<fn(&str) -> String> = if SECRET_OPTS.contains(&opt) {
+                Some(|_| REDACTED.to_string())
+            } else if USER_OPTS.contains(&opt) && opt.starts_with("--") {
+                Some(redact_user)
+            } else if COOKIE_OPTS.contains(&opt) && opt.starts_with("--") {
+                Some(redact_cookie)
+            } else if HEADER_OPTS.contains(&opt) && opt.starts_with("--") {
+                Some(|v| redact(v).into_owned())
+            } else {
+                None
+            };
+            if let Some(f) = known {
+                out.push(format!("{opt}={}", f(v)));
+                continue;
+            }
         }
         if SECRET_OPTS.contains(&a.as_str()) {
-            secret_next = true;
+            next = Some(|_| REDACTED.to_string());
         } else if USER_OPTS.contains(&a.as_str()) {
-            user_next = true;
-        } else if let Some(v) = a.strip_prefix("--user=") {
-            out.push(format!("--user={}", redact_user(v)));
-            continue;
+            next = Some(redact_user);
+        } else if COOKIE_OPTS.contains(&a.as_str()) {
+            next = Some(redact_cookie);
+        } else if let Some((letter, rest)) = short_cluster(a) {
+            // `-uuser:pw`, `-su user:pw`, `-bsid=x`, `-HAuthorization: x`.
+            let f: fn(&str) -> String = match letter {
+                'u' | 'U' | 'E' => redact_user,
+                'b' => redact_cookie,
+                _ => |v| redact(v).into_owned(),
+            };
+            match rest {
+                "" => next = Some(f),
+                r => {
+                    let head = &a[..a.len() - r.len()];
+                    out.push(format!("{head}{}", f(r)));
+                    continue;
+                }
+            }
         }
-        out.push(redact(a).into_owned());
+        match a.strip_prefix('-').filter(|b| !b.starts_with('-')).and_then(|b| b.chars().next()) {
+            // An attached value (`-dpassword=x`) is redacted on its own.
+            Some(c) if a.len() > 1 + c.len_utf8() => {
+                let (head, rest) = a.split_at(1 + c.len_utf8());
+                out.push(redact(&format!("{head}{}", redact(rest))).into_owned());
+            }
+            _ => out.push(redact(a).into_owned()),
+        }
     }
     out
 }
 
+/// A short-option word whose letters before one of `u U E b H` are plain letters: that letter
+/// and what follows it (the attached value, or "" when the value is the next word). It errs
+/// towards redacting: a value that only looks like one loses what follows its first `:`.
+fn short_cluster(a: &str) -> Option<(char, &str)> {
+    let body = a.strip_prefix('-').filter(|b| !b.starts_with('-'))?;
+    for (i, c) in body.char_indices() {
+        if matches!(c, 'u' | 'U' | 'E' | 'b' | 'H') {
+            return Some((c, &body[i + c.len_utf8()..]));
+        }
+        if !c.is_ascii_alphanumeric() && c != '#' && c != ':' {
+            return None;
+        }
+    }
+    None
+}
+
+/// `name=value; name2=value2` -> values redacted; a cookie file name is left alone.
+fn redact_cookie(v: &str) -> String {
+    if !v.contains('=') {
+        return v.to_string();
+    }
+    v.split(';')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) => format!("{k}={REDACTED}"),
+            None => pair.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 fn redact_user(v: &str) -> String {
+    let v = redact(v);
     match v.split_once(':') {
         Some((user, _)) => format!("{user}:{REDACTED}"),
         None => v.to_string(),
@@ -169,5 +248,39 @@ mod tests {
                 "--token=[REDACTED]",
             ])
         );
+    }
+
+    #[test]
+    fn curl_secrets_are_redacted_in_every_form() {
+        for (word, want) in [
+            (&["-ubob:pw", "x"][..], &["-ubob:[REDACTED]", "x"][..]),
+            (&["-su", "bob:pw"], &["-su", "bob:[REDACTED]"]),
+            (&["-sSubob:pw"], &["-sSubob:[REDACTED]"]),
+            (&["--user=bob:pw"], &["--user=bob:[REDACTED]"]),
+            (&["-U", "proxy:pw"], &["-U", "proxy:[REDACTED]"]),
+            (&["-E", "client.pem:certpw"], &["-E", "client.pem:[REDACTED]"]),
+            (&["--cert=client.pem:certpw"], &["--cert=client.pem:[REDACTED]"]),
+            (&["-b", "session=abc; theme=x"], &["-b", "session=[REDACTED]; theme=[REDACTED]"]),
+            (&["-b", "jar.txt"], &["-b", "jar.txt"]),
+            (&["--cookie=sid=abc"], &["--cookie=sid=[REDACTED]"]),
+            (&["-HX-Api-Key: k1"], &["-HX-Api-Key: [REDACTED]"]),
+            (&["--header=PRIVATE-TOKEN: t"], &["--header=PRIVATE-TOKEN: [REDACTED]"]),
+            (&["-H", "X-Gitea-OTP-Token: 1"], &["-H", "X-Gitea-OTP-Token: [REDACTED]"]),
+            (&["-H", "Accept: application/json"], &["-H", "Accept: application/json"]),
+            (&["bob:pw@example.com/x"], &["bob:[REDACTED]@example.com/x"]),
+            (&["--url", "https://bob:pw@h/"], &["--url", "https://bob:[REDACTED]@h/"]),
+            (&["--tlspassword", "p"], &["--tlspassword", "[REDACTED]"]),
+            (&["-dpassword=x&a=1"], &["-dpassword=[REDACTED]&a=1"]),
+            (
+                &["--json", r#"{"user":"a","password":"p\"w","api_token":"t"}"#],
+                &["--json", r#"{"user":"a","password":"[REDACTED]","api_token":"[REDACTED]"}"#],
+            ),
+            (&["-f", "token=abc"], &["-f", "token=[REDACTED]"]),
+            (&["https://h/x?access_token=abc&b=1"], &["https://h/x?access_token=[REDACTED]&b=1"]),
+            (&["-XPUT", "https://h/x"], &["-XPUT", "https://h/x"]),
+            (&["-é", "-éx", "-\u{1F600}pw"], &["-é", "-éx", "-\u{1F600}pw"]),
+        ] {
+            assert_eq!(redact_args(&argv(word)), argv(want), "{word:?}");
+        }
     }
 }

@@ -8,7 +8,6 @@ use crate::context::Context;
 use crate::decision::{self, Verdict};
 use crate::exit::Exit;
 use crate::gate;
-use crate::grammar;
 use crate::install::InstallConfig;
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
@@ -26,7 +25,8 @@ pub struct Args {
     /// Judge as if dry-run were on.
     #[arg(long)]
     dry_run: bool,
-    /// The working directory of the call (a scope check runs git there). Default: this one.
+    /// The working directory of the call (a scope check runs git there; local files are
+    /// checked against it). Default: this one.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// Print one JSON object.
@@ -63,7 +63,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             return e.exit();
         }
     };
-    let inv = grammar::parse(tool, args);
+    let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
+    let (inv, local) = gate::understand(tool, args, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
@@ -75,9 +76,12 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         audit_log: None,
         env: Default::default(),
         skills: None,
+        inventory: None,
+        mcp_configs: Vec::new(),
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
+    req.local = local;
     if let Some(t) = a.tier {
         req.env_tier = Some(t.to_string());
     }

@@ -1,7 +1,9 @@
 //! `tiershim <command>`: the admin CLI (clap). Each subcommand calls the same library code as
 //! the gate; none executes anything it is asked about.
 
+mod audit;
 mod explain;
+mod inventory;
 mod mcp;
 mod policy_check;
 mod skills;
@@ -35,6 +37,10 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
+    Inventory(inventory::Args),
+    /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
+    Audit(audit::Args),
     /// The skills an install reads: list, show one, validate.
     Skills {
         #[command(subcommand)]
@@ -69,5 +75,7 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Skills { command, common } => skills::run(ctx, command, common),
         Command::Mcp(a) => mcp::run_mcp(ctx, a),
         Command::Instructions(a) => mcp::run_instructions(ctx, a),
+        Command::Inventory(a) => inventory::run(ctx, a),
+        Command::Audit(a) => audit::run(ctx, a),
     }
 }

@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 
 use crate::grammar::opts::{self, Arity, Item, Opt, Style, Unknown};
-use crate::grammar::{Action, Invocation};
+use crate::grammar::{Access, Action, Body, Contents, Invocation, LocalFile, http};
 use crate::tool::Tool;
 
 /// `-q` as argv[1] stops curl reading `.curlrc` (`tool_operate.c` only looks at argv[1]).
@@ -429,7 +429,6 @@ const REROUTE: &[&str] = &[
 /// Options that write the named local file. For these, `-` is standard output (or the stream
 /// the option names) and `/dev/null`, `/dev/stdout`, `/dev/stderr` are not files either.
 const WRITES_PATH: &[&str] = &[
-    "output",
     "dump-header",
     "cookie-jar",
     "trace",
@@ -440,14 +439,7 @@ const WRITES_PATH: &[&str] = &[
 ];
 
 /// Options that write (and read back) a file or a directory, where `-` is just a name.
-const WRITES_CACHE: &[&str] = &["output-dir", "hsts", "alt-svc", "ssl-sessions"];
-
-/// Switches that make curl write files whose names it picks (or delete them).
-const WRITES_SWITCH: &[&str] = &["remote-name", "remote-name-all", "remote-header-name", "remove-on-error"];
-
-/// Switches and options that read local files into the request (credentials included).
-const READS_SWITCH: &[&str] = &["netrc", "netrc-optional"];
-const READS_PATH: &[&str] = &["netrc-file", "etag-compare"];
+const WRITES_CACHE: &[&str] = &["hsts", "alt-svc", "ssl-sessions"];
 
 /// Schemes curl guesses from a scheme-less URL's host prefix (`lib/urlapi.c`); anything else is
 /// HTTP.
@@ -468,6 +460,39 @@ const SCHEMES: &[&str] = &[
     "telnet", "tftp", "ws", "wss",
 ];
 
+/// The most URLs one call may expand to through globbing. Past it the gate would judge
+/// thousands of requests one by one; the call is refused with a hint to use `-g`.
+pub const MAX_URLS: usize = 1000;
+
+/// The ports of the Docker Engine API over TCP (plain and TLS).
+const DOCKER_PORTS: &[u16] = &[2375, 2376];
+
+/// Unix sockets of container engines: the whole Engine API without the docker gate.
+const ENGINE_SOCKETS: &[&str] = &[
+    "docker.sock",
+    "containerd.sock",
+    "podman.sock",
+    "dockershim.sock",
+    "cri-dockerd.sock",
+];
+
+/// One piece of request data, in argv order.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// Text sent as it is (`-d x`, `--data-raw`, `--json x`).
+    Text(String),
+    /// A file's contents (`-d @f`): `strip` when curl removes CR and LF (`-d`, `--data-ascii`).
+    File { path: String, strip: bool },
+    /// `--data-urlencode`: `name` (possibly empty) and the content or the file it comes from.
+    Encoded {
+        name: Option<String>,
+        text: Option<String>,
+        file: Option<String>,
+    },
+    /// Standard input, or anything the gate will not read.
+    Opaque,
+}
+
 /// The options of one transfer, as far as the decision needs them.
 #[derive(Debug, Default)]
 struct Segment {
@@ -476,10 +501,12 @@ struct Segment {
     expanded_url: bool,
     /// `-X`, last wins.
     request: Option<String>,
-    /// `-d` family (`--json` included).
-    data: bool,
-    /// `-F`, `--form-string`.
+    /// `-d` family (`--json` included), in order.
+    data: Vec<Piece>,
+    json: bool,
+    /// `-F`, `--form-string`: the form's fields, or `None` once a field comes from a file.
     form: bool,
+    form_fields: Option<Vec<(String, String)>>,
     /// `-T`.
     upload: bool,
     /// `-I`, `-G`, `-g` as last set.
@@ -488,6 +515,11 @@ struct Segment {
     globoff: bool,
     proto_default: Option<String>,
     headers: Vec<String>,
+    /// `-o` values and `--output-dir`, resolved against each other when the segment ends.
+    outputs: Vec<String>,
+    output_dir: Option<String>,
+    /// `-O`/`--remote-name-all`: the file name comes from each URL.
+    remote_name: bool,
     /// Marks that do not depend on the method: files, sockets, schemes, variables.
     marks: BTreeSet<String>,
 }
@@ -501,6 +533,16 @@ impl Segment {
         self.marks.insert(m.into());
     }
 
+    /// A plain form field, kept while no field of the form reads a file.
+    fn form_value(&mut self, name: &str, value: &str) {
+        if self.marks.contains("form-file") {
+            return;
+        }
+        self.form_fields
+            .get_or_insert_with(Vec::new)
+            .push((name.to_string(), value.to_string()));
+    }
+
     /// The method curl sends (`tool_operate.c` `single_transfer`, `tool_helpers.c`
     /// `SetHTTPrequest`): `-X` wins; else an upload is PUT; a form is POST; data is POST unless
     /// `-G` moved it into the query; else `-I` is HEAD; else GET. Combinations curl refuses
@@ -511,7 +553,7 @@ impl Segment {
         }
         let m = if self.upload {
             "PUT"
-        } else if self.form || (self.data && !self.get) {
+        } else if self.form || (!self.data.is_empty() && !self.get) {
             "POST"
         } else if self.head {
             "HEAD"
@@ -522,38 +564,58 @@ impl Segment {
     }
 
     /// A request body goes out (`-X GET -d x` sends a GET with a body).
-    fn body(&self) -> bool {
-        self.upload || self.form || (self.data && !self.get)
+    fn sends_body(&self) -> bool {
+        self.upload || self.form || (!self.data.is_empty() && !self.get)
     }
 
-    /// The actions for this segment's transfer(s): the method curl sends, and one per
-    /// method-override header. `extra` are marks carried from elsewhere in the call.
-    fn actions(&self, extra: &BTreeSet<String>) -> Result<Vec<Action>, String> {
-        let mut main = method_action(&self.method());
-        if self.body() {
-            main.add("body");
+    /// The body as the endpoint rules see it.
+    fn body(&self, contents: &Contents) -> Body {
+        if !self.sends_body() {
+            return Body::None;
         }
-        for m in self.marks.iter().chain(extra) {
-            main.add(m.clone());
+        if self.upload {
+            return Body::Opaque;
         }
-        for url in &self.urls {
-            for m in url_marks(url, !self.globoff)? {
-                main.add(m);
-            }
+        if self.form {
+            return match &self.form_fields {
+                Some(f) if self.data.is_empty() => Body::Fields(f.iter().cloned().collect()),
+                _ => Body::Opaque,
+            };
         }
-        // `--proto-default` is the scheme of every scheme-less URL (it beats curl's guessing).
-        if let Some(p) = self.proto_default.as_deref().filter(|p| !is_http(p)) {
-            main.add("non-http-scheme");
-            main.add(format!("scheme={}", p.to_ascii_lowercase()));
+        let mut parts = Vec::with_capacity(self.data.len());
+        for p in &self.data {
+            let text = match p {
+                Piece::Text(t) => t.clone(),
+                Piece::File { path, strip } => match contents.get(path) {
+                    Some(Ok(t)) if *strip => t.replace(['\r', '\n'], ""),
+                    Some(Ok(t)) => t.clone(),
+                    _ => return Body::Opaque,
+                },
+                Piece::Encoded { name, text, file } => {
+                    let content = match (text, file) {
+                        (Some(t), _) => t.clone(),
+                        (None, Some(f)) => match contents.get(f) {
+                            Some(Ok(t)) => t.clone(),
+                            _ => return Body::Opaque,
+                        },
+                        (None, None) => return Body::Opaque,
+                    };
+                    match name {
+                        Some(n) => format!("{n}={}", form_encode(&content)),
+                        None => form_encode(&content),
+                    }
+                }
+                Piece::Opaque => return Body::Opaque,
+            };
+            parts.push(text);
         }
-        let mut out = vec![main];
-        for m in self.overrides() {
-            let a = method_action(&m).mark("method-override");
-            if !out.contains(&a) {
-                out.push(a);
-            }
-        }
-        Ok(out)
+        // `-d` pieces are joined with `&` (tool_getparam.c); `--json` pieces are appended.
+        let joined = if self.json && self.data.iter().all(|p| !matches!(p, Piece::Encoded { .. })) {
+            parts.concat()
+        } else {
+            parts.join("&")
+        };
+        http::body_of(&joined)
     }
 
     /// Methods named by override headers, upper-cased. Every line of a header counts (a
@@ -573,6 +635,159 @@ impl Segment {
         }
         out
     }
+
+    /// The actions for this segment: one per URL (after globbing) and per method-override
+    /// header. `extra` are marks carried from elsewhere in the call; `budget` counts URLs left.
+    fn actions(
+        &self,
+        extra: &BTreeSet<String>,
+        contents: &Contents,
+        budget: &mut usize,
+        files: &mut Vec<LocalFile>,
+    ) -> Result<Vec<Action>, String> {
+        let method = self.method();
+        let mut base = method_action(&method);
+        if self.sends_body() {
+            base.add("body");
+        }
+        for m in self.marks.iter().chain(extra) {
+            base.add(m.clone());
+        }
+        // `--proto-default` is the scheme of every scheme-less URL (it beats curl's guessing).
+        if let Some(p) = self.proto_default.as_deref().filter(|p| !is_http(p)) {
+            base.add("non-http-scheme");
+            base.add(format!("scheme={}", p.to_ascii_lowercase()));
+        }
+        let overrides = self.overrides();
+        let body = self.body(contents);
+        let mut urls = Vec::new();
+        for u in &self.urls {
+            let expanded = if self.globoff || u.starts_with('@') {
+                vec![u.clone()]
+            } else {
+                glob::expand(u)?
+            };
+            if expanded.len() > *budget {
+                return Err(format!(
+                    "the URLs expand to more than {MAX_URLS} requests; use -g (--globoff) or split the call"
+                ));
+            }
+            *budget -= expanded.len();
+            urls.extend(expanded);
+        }
+        self.output_files(&urls, files)?;
+        let mut out: Vec<Action> = Vec::new();
+        let mut push = |a: Action| {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        };
+        if urls.is_empty() {
+            // No URL (a `-K` file would supply them, or `--expand-url`): judged on its options.
+            push(base.clone());
+            for m in &overrides {
+                push(method_action(m).mark("method-override"));
+            }
+        }
+        for url in &urls {
+            let (marks, path) = url_facts(url)?;
+            let mut a = base.clone();
+            for m in marks {
+                a.add(m);
+            }
+            let Some(path) = path else {
+                push(a);
+                continue;
+            };
+            for x in http::actions(a.clone(), &method, &path, body.clone()) {
+                push(x);
+            }
+            for m in &overrides {
+                let mut o = method_action(m).mark("method-override");
+                for mark in &a.marks {
+                    if mark != "body" {
+                        o.add(mark.clone());
+                    }
+                }
+                for x in http::actions(o, m, &path, body.clone()) {
+                    push(x);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files `-o`/`-O` write, placed in `--output-dir` when their name is relative.
+    fn output_files(&self, urls: &[String], files: &mut Vec<LocalFile>) -> Result<(), String> {
+        let place = |name: &str| match &self.output_dir {
+            Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
+            _ => name.to_string(),
+        };
+        for o in &self.outputs {
+            if !self.globoff && has_template(o) {
+                return Err(format!("-o {o:?} names the file after a URL glob (#N); name each file directly"));
+            }
+            if !is_stream(o, true) {
+                files.push(write(&place(o), "-o"));
+            }
+        }
+        if self.remote_name {
+            for u in urls {
+                // curl -O takes the last segment of the URL's path, as written.
+                let rest = split_scheme(u).map_or(u.as_str(), |(_, r)| r).trim_start_matches('/');
+                let path = rest.find('/').map_or("", |i| &rest[i..]);
+                let path = path.split(['?', '#']).next().unwrap_or("");
+                let name = path.rsplit('/').next().unwrap_or("");
+                if name.is_empty() {
+                    return Err(format!("-O needs a file name in the URL {u:?}"));
+                }
+                files.push(write(&place(name), "-O"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn write(path: &str, flag: &str) -> LocalFile {
+    LocalFile {
+        path: path.to_string(),
+        access: Access::Write,
+        flag: flag.to_string(),
+        content: false,
+    }
+}
+
+fn read(path: &str, flag: &str, content: bool) -> LocalFile {
+    LocalFile {
+        path: path.to_string(),
+        access: Access::Read,
+        flag: flag.to_string(),
+        content,
+    }
+}
+
+/// `#1`, `#2`… in an output name: replaced by what a URL glob matched.
+fn has_template(o: &str) -> bool {
+    o.as_bytes().windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_digit())
+}
+
+/// Standard streams and the null device: not files the call writes. `-` is a stream only for
+/// the options that read it as one.
+fn is_stream(path: &str, dash_is_stream: bool) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr") || (dash_is_stream && path == "-")
+}
+
+/// Percent-encode everything but unreserved characters (`--data-urlencode`).
+fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn method_action(m: &str) -> Action {
@@ -588,19 +803,29 @@ fn is_http(scheme: &str) -> bool {
 }
 
 pub fn parse(args: &[String]) -> Invocation {
-    let inv = Invocation::new(Tool::Curl, args);
+    parse_with(args, &Contents::new())
+}
+
+/// Parse with the contents of the files the call reads into its request (`-d @f`, `-H @f`),
+/// as the gate read them.
+pub fn parse_with(args: &[String], contents: &Contents) -> Invocation {
+    let mut inv = Invocation::new(Tool::Curl, args);
     let parsed = match opts::scan(args, TABLE, &STYLE) {
         Ok(p) => p,
         Err(e) => return inv.with_problem(e),
     };
-    match transfers(&parsed.items) {
-        Ok(actions) => actions.into_iter().fold(inv, Invocation::with_action),
+    let mut files = Vec::new();
+    match transfers(&parsed.items, contents, &mut files) {
+        Ok(actions) => {
+            inv.files = files;
+            actions.into_iter().fold(inv, Invocation::with_action)
+        }
         Err(p) => inv.with_problem(p),
     }
 }
 
 /// Walk argv in order, one segment per transfer.
-fn transfers(items: &[Item]) -> Result<Vec<Action>, String> {
+fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let mut done: Vec<Segment> = Vec::new();
     let mut seg = Segment::default();
     for item in items {
@@ -624,6 +849,7 @@ fn transfers(items: &[Item]) -> Result<Vec<Action>, String> {
         }
         let on = !f.negated;
         let v = f.value.as_deref().unwrap_or_default();
+        let flag = f.written.split('=').next().unwrap_or_default();
         if HEAD_VALUES.contains(&f.id) && v.contains(['\r', '\n']) {
             seg.mark("crlf");
         }
@@ -643,81 +869,144 @@ fn transfers(items: &[Item]) -> Result<Vec<Action>, String> {
             "url" => seg.urls.push(v.to_string()),
             "request" => seg.request = Some(v.to_string()),
             "data" | "data-ascii" | "data-binary" | "json" => {
-                seg.data = true;
-                if let Some(path) = v.strip_prefix('@') {
-                    seg.mark(reads(path));
+                seg.json |= f.id == "json";
+                match v.strip_prefix('@') {
+                    Some("-") => {
+                        seg.mark("stdin");
+                        seg.data.push(Piece::Opaque);
+                    }
+                    Some(path) => {
+                        seg.mark("file-read");
+                        files.push(read(path, flag, true));
+                        seg.data.push(Piece::File {
+                            path: path.to_string(),
+                            strip: matches!(f.id, "data" | "data-ascii"),
+                        });
+                    }
+                    None => seg.data.push(Piece::Text(v.to_string())),
                 }
             }
-            "data-raw" => seg.data = true,
-            "data-urlencode" => {
-                seg.data = true;
-                if let Some(path) = urlencode_file(v) {
-                    seg.mark(reads(path));
-                }
-            }
-            "url-query" => {
-                if let Some(path) = v.strip_prefix('+').map_or_else(|| urlencode_file(v), |_| None) {
-                    seg.mark(reads(path));
-                }
+            "data-raw" => seg.data.push(Piece::Text(v.to_string())),
+            "data-urlencode" => seg.data.push(urlencode_piece(v, flag, &mut seg.marks, files)),
+            "url-query" if !v.starts_with('+') => {
+                urlencode_piece(v, flag, &mut seg.marks, files);
             }
             "form" => {
                 seg.form = true;
-                // `name=@file`, `name=<file`, `;headers=@file`, …: any `@` or `<` may read a
-                // file. A form is POST already, so over-reading an e-mail address costs nothing.
-                if v.contains(['@', '<']) {
-                    seg.mark("file-read");
-                }
-                if v.contains("@-") || v.contains("<-") {
-                    seg.mark("stdin");
-                }
+                form_field(v, flag, &mut seg, files);
             }
-            "form-string" => seg.form = true,
+            "form-string" => {
+                seg.form = true;
+                let (k, val) = v.split_once('=').unwrap_or((v, ""));
+                seg.form_value(k, val);
+            }
             "upload-file" => {
                 seg.upload = true;
-                seg.mark(if v == "-" || v == "." { "stdin" } else { "file-read" });
+                if v == "-" || v == "." {
+                    seg.mark("stdin");
+                } else {
+                    seg.mark("file-read");
+                    let names = if seg.globoff { vec![v.to_string()] } else { glob::expand(v)? };
+                    for n in names {
+                        files.push(read(&n, flag, false));
+                    }
+                }
             }
             "head" => seg.head = on,
             "get" => seg.get = on,
             "globoff" => seg.globoff = on,
-            "header" => {
-                // Headers from a file are unseen: they could name any method.
-                match v.strip_prefix('@') {
-                    Some("-") => seg.mark("stdin"),
-                    Some(_) => seg.mark("header-file"),
-                    None => seg.headers.push(v.to_string()),
+            "header" => match v.strip_prefix('@') {
+                Some("-") => seg.mark("stdin"),
+                Some(path) => {
+                    // Headers from a file: read by the gate, so a method override in them counts.
+                    seg.mark("file-read");
+                    files.push(read(path, flag, true));
+                    match contents.get(path) {
+                        Some(Ok(text)) => seg.headers.extend(text.lines().map(str::to_string)),
+                        _ => seg.mark("unread-file"),
+                    }
                 }
-            }
-            "proxy-header" => {
-                if let Some(path) = v.strip_prefix('@') {
-                    seg.mark(reads(path));
+                None => seg.headers.push(v.to_string()),
+            },
+            "proxy-header" => match v.strip_prefix('@') {
+                Some("-") => seg.mark("stdin"),
+                Some(path) => {
+                    seg.mark("file-read");
+                    files.push(read(path, flag, false));
                 }
-            }
+                None => {}
+            },
             // Without `=` the value is a cookie file (`-` is stdin).
-            "cookie" if !v.is_empty() && !v.contains('=') => seg.mark(reads(v)),
+            "cookie" if !v.is_empty() && !v.contains('=') => {
+                if v == "-" {
+                    seg.mark("stdin");
+                } else {
+                    seg.mark("file-read");
+                    files.push(read(v, flag, false));
+                }
+            }
             "config" => seg.mark("config"),
             "variable" => seg.mark("variables"),
             // `%output{file}` writes a file (8.3+); a format read from a file is unseen.
             "write-out" if v.starts_with('@') || v.to_ascii_lowercase().contains("%output{") => seg.mark("write-out-file"),
-            "unix-socket" | "abstract-unix-socket" => seg.mark("unix-socket"),
+            "unix-socket" | "abstract-unix-socket" => {
+                seg.mark("unix-socket");
+                let name = v.rsplit('/').next().unwrap_or(v);
+                if ENGINE_SOCKETS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+                    seg.mark("docker-api");
+                }
+            }
             "proto-redir" if loosens_redirects(v) => seg.mark("proto-redir"),
             "proto-default" => seg.proto_default = Some(v.to_string()),
             "engine" if v != "list" => seg.mark("engine"),
             "quote" | "ftp-alternative-to-user" => seg.mark("ftp-command"),
-            id if REROUTE.contains(&id) && !v.is_empty() => seg.mark("reroute"),
-            id if WRITES_PATH.contains(&id) || WRITES_CACHE.contains(&id) => {
-                for m in writes(v, WRITES_PATH.contains(&id)) {
-                    seg.mark(m);
+            id if REROUTE.contains(&id) && !v.is_empty() => {
+                seg.mark("reroute");
+                if names_docker_port(v) {
+                    seg.mark("docker-api");
                 }
             }
-            id if WRITES_SWITCH.contains(&id) && on => seg.mark("file-write"),
-            id if (READS_SWITCH.contains(&id) && on) || READS_PATH.contains(&id) => seg.mark("file-read"),
+            "netrc" | "netrc-optional" if on => seg.mark("netrc"),
+            "netrc-file" => {
+                seg.mark("netrc");
+                files.push(read(v, flag, false));
+            }
+            "etag-compare" => {
+                seg.mark("file-read");
+                files.push(read(v, flag, false));
+            }
+            "output" => {
+                if !is_stream(v, true) {
+                    seg.mark("file-write");
+                }
+                seg.outputs.push(v.to_string());
+            }
+            "output-dir" => {
+                seg.mark("file-write");
+                seg.output_dir = Some(v.to_string());
+                files.push(write(v, flag));
+            }
+            "remote-name" | "remote-name-all" => {
+                seg.remote_name = on;
+                if on {
+                    seg.mark("file-write");
+                }
+            }
+            // The server names the file (Content-Disposition): the gate cannot check it.
+            "remote-header-name" if on => seg.mark("server-named-file"),
+            "remove-on-error" if on => seg.mark("file-write"),
+            id if (WRITES_PATH.contains(&id) || WRITES_CACHE.contains(&id)) && !is_stream(v, WRITES_PATH.contains(&id)) => {
+                seg.mark("file-write");
+                files.push(write(v, flag));
+            }
             _ => {}
         }
     }
+    let mut budget = MAX_URLS;
     if done.is_empty() {
         // No transfer closed by `--next`: the last segment is the transfer, with or without a
         // URL (a call with none is judged on its options: `-K` would supply the URLs).
-        return seg.actions(&BTreeSet::new());
+        return seg.actions(&BTreeSet::new(), contents, &mut budget, files);
     }
     // A trailing segment without a URL transfers nothing, but what its options do to local
     // files (global options such as `--stderr`, `--libcurl`) still happens.
@@ -727,36 +1016,98 @@ fn transfers(items: &[Item]) -> Result<Vec<Action>, String> {
     }
     let mut out = Vec::new();
     for s in &done {
-        out.extend(s.actions(&carried)?);
+        for a in s.actions(&carried, contents, &mut budget, files)? {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
     }
     Ok(out)
 }
 
-/// The mark for reading `path` (after `@`): stdin or a file.
-fn reads(path: &str) -> &'static str {
-    if path == "-" { "stdin" } else { "file-read" }
+/// `--data-urlencode` (and `--url-query`): `content`, `=content`, `name=content`, `@file` or
+/// `name@file` (a file only when there is no `=` before the `@`; `tool_getparam.c`).
+fn urlencode_piece(v: &str, flag: &str, marks: &mut BTreeSet<String>, files: &mut Vec<LocalFile>) -> Piece {
+    let eq = v.find('=');
+    let at = v.find('@');
+    match (eq, at) {
+        (Some(e), a) if a.is_none_or(|a| e < a) => {
+            let name = (e > 0).then(|| v[..e].to_string());
+            Piece::Encoded {
+                name,
+                text: Some(v[e + 1..].to_string()),
+                file: None,
+            }
+        }
+        (_, Some(a)) => {
+            let path = &v[a + 1..];
+            if path == "-" {
+                marks.insert("stdin".into());
+                return Piece::Opaque;
+            }
+            marks.insert("file-read".into());
+            files.push(read(path, flag, true));
+            Piece::Encoded {
+                name: (a > 0).then(|| v[..a].to_string()),
+                text: None,
+                file: Some(path.to_string()),
+            }
+        }
+        _ => Piece::Encoded {
+            name: None,
+            text: Some(v.to_string()),
+            file: None,
+        },
+    }
 }
 
-/// `--data-urlencode` (and `--url-query`): `[name]@file` reads a file when there is no `=`
-/// before it (`tool_getparam.c` `data_urlencode`).
-fn urlencode_file(v: &str) -> Option<&str> {
-    if v.contains('=') {
-        return None;
+/// One `-F name=value` field: `@file` uploads a file, `<file` sends its contents, and
+/// `;headers=@file` / `;headers=<file` read headers from one. A quoted file name may hold `;`.
+fn form_field(v: &str, flag: &str, seg: &mut Segment, files: &mut Vec<LocalFile>) {
+    let (name, value) = v.split_once('=').unwrap_or((v, ""));
+    let mut paths = Vec::new();
+    if let Some(rest) = value.strip_prefix(['@', '<']) {
+        paths.push(file_name(rest));
     }
-    v.split_once('@').map(|(_, path)| path)
+    for part in value.split(';').skip(1) {
+        if let Some(h) = part.trim().strip_prefix("headers=")
+            && let Some(rest) = h.strip_prefix(['@', '<'])
+        {
+            paths.push(file_name(rest));
+        }
+    }
+    if paths.is_empty() && !value.contains(['@', '<']) {
+        seg.form_value(name, value);
+        return;
+    }
+    // A field that reads something: the form is no longer visible as fields.
+    seg.form_fields = None;
+    seg.mark("form-file");
+    seg.mark("file-read");
+    for p in paths {
+        if p == "-" {
+            seg.mark("stdin");
+        } else {
+            files.push(read(&p, flag, false));
+        }
+    }
 }
 
-/// Marks for writing `path`: none for the standard streams (`-` only where the option reads it
-/// as one), `dotfile-write` too when a component is hidden (`~/.bashrc`, `.git/hooks/x`, `.ssh/`).
-fn writes(path: &str, dash_is_stream: bool) -> Vec<&'static str> {
-    if matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr") || (dash_is_stream && path == "-") {
-        return Vec::new();
-    }
-    let hidden = path.split('/').any(|c| c.starts_with('.') && c != "." && c != "..");
-    if hidden {
-        vec!["file-write", "dotfile-write"]
+/// A file name in a form value: `"quoted;name"` or up to the first `;`.
+fn file_name(rest: &str) -> String {
+    if let Some(q) = rest.strip_prefix('"') {
+        let mut out = String::new();
+        let mut chars = q.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => break,
+                c => out.push(c),
+            }
+        }
+        out
     } else {
-        vec!["file-write"]
+        rest.split(';').next().unwrap_or("").to_string()
     }
 }
 
@@ -773,11 +1124,20 @@ fn loosens_redirects(v: &str) -> bool {
     })
 }
 
-/// Marks for one URL as curl will use it. Errors for URLs whose scheme or host cannot be known.
-fn url_marks(url: &str, glob: bool) -> Result<Vec<String>, String> {
+/// A proxy, `--connect-to` or `--resolve` value that names port 2375 or 2376 anywhere.
+fn names_docker_port(v: &str) -> bool {
+    v.match_indices(':').any(|(i, _)| {
+        let digits: String = v[i + 1..].chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<u16>().is_ok_and(|p| DOCKER_PORTS.contains(&p))
+    })
+}
+
+/// Marks for one URL as curl will use it, and its normalised path when it is HTTP(S). Errors
+/// for URLs whose scheme, host or path cannot be known.
+fn url_facts(url: &str) -> Result<(Vec<String>, Option<String>), String> {
     if url.starts_with('@') {
         // curl 8.13+: `@file` is a file of URLs, unseen here.
-        return Ok(vec!["url-file".into()]);
+        return Ok((vec!["url-file".into()], None));
     }
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(format!("URL {url:?} holds whitespace or control characters"));
@@ -786,17 +1146,15 @@ fn url_marks(url: &str, glob: bool) -> Result<Vec<String>, String> {
         Some((s, rest)) => (Some(s), rest),
         None => (None, url),
     };
-    let authority = rest.trim_start_matches('/');
-    let authority = &authority[..authority.find(['/', '?', '#']).unwrap_or(authority.len())];
-    // Globbing runs before curl reads the URL: `{file,http}://…` or `[e-g]ile:…` may expand to
-    // any scheme or host, so a glob there is refused unless `-g` turns globbing off.
-    if glob && scheme.is_none() && has_glob(authority) {
-        return Err(format!("URL {url:?} globs its scheme or host; use -g or spell it out"));
-    }
+    let after = rest.trim_start_matches('/');
+    let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+    let authority = &after[..end];
+    let path = &after[end..];
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
     let scheme = match scheme {
         Some(s) => s,
         None => {
-            let host = authority.rsplit('@').next().unwrap_or_default().to_ascii_lowercase();
+            let host = host_port.to_ascii_lowercase();
             GUESSED
                 .iter()
                 .find(|(prefix, _)| host.starts_with(prefix))
@@ -804,11 +1162,25 @@ fn url_marks(url: &str, glob: bool) -> Result<Vec<String>, String> {
                 .to_string()
         }
     };
-    if is_http(&scheme) {
-        Ok(Vec::new())
-    } else {
-        Ok(vec!["non-http-scheme".into(), format!("scheme={scheme}")])
+    let mut marks = Vec::new();
+    if port(host_port).is_some_and(|p| DOCKER_PORTS.contains(&p)) {
+        marks.push("docker-api".to_string());
     }
+    if !is_http(&scheme) {
+        marks.push("non-http-scheme".into());
+        marks.push(format!("scheme={scheme}"));
+        return Ok((marks, None));
+    }
+    Ok((marks, Some(http::normalise_path(path)?)))
+}
+
+/// The port of `host:port` or `[v6]:port`.
+fn port(host_port: &str) -> Option<u16> {
+    let after = match host_port.rfind(']') {
+        Some(i) => &host_port[i + 1..],
+        None => host_port.rfind(':').map_or("", |i| &host_port[i..]),
+    };
+    after.strip_prefix(':')?.parse().ok()
 }
 
 /// `scheme:` at the start of a URL, lower-cased, and what follows. curl needs `scheme:/`; a
@@ -822,28 +1194,158 @@ fn split_scheme(url: &str) -> Option<(String, &str)> {
     (first_alpha && (rest.starts_with('/') || SCHEMES.contains(&lower.as_str()))).then_some((lower, rest))
 }
 
-/// A `{` or a `[` that is not an IPv6 literal (`[::1]`): curl would glob it.
-fn has_glob(s: &str) -> bool {
-    if s.contains(['{', '}']) {
-        return true;
+/// curl's URL globbing (`src/tool_urlglob.c`): `{a,b}` sets and `[1-10]`, `[a-z]`, `[01-10:2]`
+/// ranges multiply one argument into many; `\` escapes a glob character; `[` that opens an IPv6
+/// address is literal.
+mod glob {
+    use super::MAX_URLS;
+
+    enum Part {
+        Fixed(String),
+        Choice(Vec<String>),
     }
-    let mut rest = s;
-    while let Some(i) = rest.find('[') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find(']') else {
-            return true;
-        };
-        let inside = &after[..j];
-        let ipv6 = inside.contains(':')
-            && inside
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '%' | '_'));
-        if !ipv6 {
-            return true;
+
+    pub fn expand(s: &str) -> Result<Vec<String>, String> {
+        let parts = parse(s)?;
+        let mut out = vec![String::new()];
+        for p in parts {
+            match p {
+                Part::Fixed(t) => out.iter_mut().for_each(|o| o.push_str(&t)),
+                Part::Choice(c) => {
+                    if out.len().saturating_mul(c.len()) > MAX_URLS {
+                        return Err(format!(
+                            "{s:?} expands to more than {MAX_URLS} URLs; use -g (--globoff) or split the call"
+                        ));
+                    }
+                    out = out.iter().flat_map(|o| c.iter().map(move |x| format!("{o}{x}"))).collect();
+                }
+            }
         }
-        rest = &after[j + 1..];
+        Ok(out)
     }
-    false
+
+    fn parse(s: &str) -> Result<Vec<Part>, String> {
+        let chars: Vec<char> = s.chars().collect();
+        let mut parts = Vec::new();
+        let mut fixed = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            match chars[i] {
+                '\\' if i + 1 < chars.len() && matches!(chars[i + 1], '{' | '}' | '[' | ']' | ',') => {
+                    fixed.push(chars[i + 1]);
+                    i += 2;
+                }
+                '{' => {
+                    let (set, next) = set(&chars, i + 1, s)?;
+                    parts.push(Part::Fixed(std::mem::take(&mut fixed)));
+                    parts.push(Part::Choice(set));
+                    i = next;
+                }
+                '[' => {
+                    if let Some(end) = ipv6(&chars, i) {
+                        fixed.extend(&chars[i..=end]);
+                        i = end + 1;
+                        continue;
+                    }
+                    let end = chars[i..].iter().position(|&c| c == ']').map(|p| p + i);
+                    let Some(end) = end else {
+                        return Err(format!("URL glob in {s:?} has an unmatched ["));
+                    };
+                    let inner: String = chars[i + 1..end].iter().collect();
+                    parts.push(Part::Fixed(std::mem::take(&mut fixed)));
+                    parts.push(Part::Choice(range(&inner, s)?));
+                    i = end + 1;
+                }
+                '}' | ']' => return Err(format!("URL glob in {s:?} has an unmatched {}", chars[i])),
+                c => {
+                    fixed.push(c);
+                    i += 1;
+                }
+            }
+        }
+        parts.push(Part::Fixed(fixed));
+        Ok(parts)
+    }
+
+    fn set(chars: &[char], mut i: usize, s: &str) -> Result<(Vec<String>, usize), String> {
+        let mut items = vec![String::new()];
+        while i < chars.len() {
+            match chars[i] {
+                '\\' if i + 1 < chars.len() => {
+                    if let Some(x) = items.last_mut() {
+                        x.push(chars[i + 1]);
+                    }
+                    i += 2;
+                    continue;
+                }
+                ',' => items.push(String::new()),
+                '}' => return Ok((items, i + 1)),
+                '{' | '[' | ']' => return Err(format!("URL glob in {s:?} nests {} inside {{}}", chars[i])),
+                c => {
+                    if let Some(x) = items.last_mut() {
+                        x.push(c);
+                    }
+                }
+            }
+            i += 1;
+        }
+        Err(format!("URL glob in {s:?} has an unmatched {{"))
+    }
+
+    /// `[a-z]`, `[A-Z]`, `[0-9]`, `[001-100]` (zero-padded), each with an optional `:step`.
+    fn range(inner: &str, s: &str) -> Result<Vec<String>, String> {
+        let bad = || format!("URL glob range [{inner}] in {s:?} is not one curl accepts");
+        let (span, step) = match inner.split_once(':') {
+            Some((a, b)) => (a, b.parse::<u64>().map_err(|_| bad())?),
+            None => (inner, 1),
+        };
+        if step == 0 {
+            return Err(bad());
+        }
+        let (lo, hi) = span.split_once('-').ok_or_else(bad)?;
+        let letters = |x: &str| {
+            let mut c = x.chars();
+            match (c.next(), c.next()) {
+                (Some(ch), None) if ch.is_ascii_alphabetic() => Some(ch),
+                _ => None,
+            }
+        };
+        if let (Some(a), Some(b)) = (letters(lo), letters(hi)) {
+            if a > b || a.is_ascii_lowercase() != b.is_ascii_lowercase() {
+                return Err(bad());
+            }
+            let n = (b as u64 - a as u64) / step + 1;
+            if n as usize > MAX_URLS {
+                return Err(format!(
+                    "{s:?} expands to more than {MAX_URLS} URLs; use -g (--globoff) or split the call"
+                ));
+            }
+            return Ok((0..n).map(|k| char::from((a as u64 + k * step) as u8).to_string()).collect());
+        }
+        let (a, b) = (lo.parse::<u64>().map_err(|_| bad())?, hi.parse::<u64>().map_err(|_| bad())?);
+        if a > b || !lo.bytes().all(|c| c.is_ascii_digit()) || !hi.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let n = (b - a) / step + 1;
+        if n > MAX_URLS as u64 {
+            return Err(format!(
+                "{s:?} expands to more than {MAX_URLS} URLs; use -g (--globoff) or split the call"
+            ));
+        }
+        let width = if lo.starts_with('0') && lo.len() > 1 { lo.len() } else { 0 };
+        Ok((0..n).map(|k| format!("{:0width$}", a + k * step)).collect())
+    }
+
+    /// The index of the `]` closing an IPv6 literal that starts at `i`.
+    fn ipv6(chars: &[char], i: usize) -> Option<usize> {
+        let end = chars[i..].iter().position(|&c| c == ']')? + i;
+        let inside = &chars[i + 1..end];
+        let ok = inside.contains(&':')
+            && inside
+                .iter()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.' | '%' | '_') || c.is_ascii_alphanumeric());
+        ok.then_some(end)
+    }
 }
 
 #[cfg(test)]
@@ -854,10 +1356,19 @@ mod tests {
 
     const U: &str = "http://127.0.0.1:8080/x";
 
+    /// Verb and marks of each action (the request itself is checked by the tests that name
+    /// it), equal ones once.
     fn actions(words: &[&str]) -> Vec<Action> {
         let inv = parse(&argv(words));
         assert_eq!(inv.problem, None, "{words:?}");
-        inv.actions
+        let mut out: Vec<Action> = Vec::new();
+        for a in inv.actions {
+            let bare = a.marks.iter().fold(Action::new(a.verb.clone()), |x, m| x.mark(m.clone()));
+            if !out.contains(&bare) {
+                out.push(bare);
+            }
+        }
+        out
     }
 
     fn act(verb: &str, marks: &[&str]) -> Action {
@@ -1005,20 +1516,8 @@ mod tests {
     #[test]
     fn line_breaks_in_header_values_are_marked() {
         let a = actions(&["-H", "A: b\r\nX-HTTP-Method-Override: DELETE", U]);
-        assert_eq!(a, vec![act("GET", &["crlf"]), act("DELETE", &["method-override"])]);
+        assert_eq!(a, vec![act("GET", &["crlf"]), act("DELETE", &["crlf", "method-override"])]);
         assert_eq!(actions(&["-A", "x\nHost: y", U]), vec![act("GET", &["crlf"])]);
-    }
-
-    #[test]
-    fn config_variables_and_write_out_files_are_marked() {
-        assert_eq!(actions(&["-K", "-"]), vec![act("GET", &["config"])]);
-        assert_eq!(actions(&["--config=cmds.txt", U]), vec![act("GET", &["config"])]);
-        assert_eq!(actions(&["-Kcmds", U]), vec![act("GET", &["config"])]);
-        assert_eq!(actions(&["--variable", "a=b", U]), vec![act("GET", &["variables"])]);
-        assert_eq!(actions(&["--expand-url", "{{a}}"]), vec![act("GET", &["variables"])]);
-        assert_eq!(actions(&["-w", "%output{x}%{http_code}", U]), vec![act("GET", &["write-out-file"])]);
-        assert_eq!(actions(&["-w", "@fmt", U]), vec![act("GET", &["write-out-file"])]);
-        assert_eq!(actions(&["-w", "%{http_code}", U]), vec![act("GET", &[])]);
     }
 
     #[test]
@@ -1040,13 +1539,7 @@ mod tests {
                 "{url}"
             );
         }
-        for url in [
-            "127.0.0.1:8080/x",
-            "localhost:2375/info",
-            "HTTPS://example.com",
-            "http:/127.0.0.1/x",
-            "[::1]:2375/x",
-        ] {
+        for url in ["127.0.0.1:8080/x", "HTTPS://example.com", "http:/127.0.0.1/x", "[::1]:8080/x"] {
             assert_eq!(actions(&[url]), vec![act("GET", &[])], "{url}");
         }
     }
@@ -1061,27 +1554,64 @@ mod tests {
     }
 
     #[test]
-    fn globs_that_could_make_a_scheme_or_host_are_refused_unless_globbing_is_off() {
+    fn globs_expand_to_every_url_so_schemes_and_hosts_in_them_are_judged() {
+        assert_eq!(
+            actions(&["{file,http}:///etc/passwd"]),
+            vec![act("GET", &["non-http-scheme", "scheme=file"]), act("GET", &[])]
+        );
+        assert_eq!(
+            actions(&["[e-g]ile:///etc/passwd"])[1],
+            act("GET", &["non-http-scheme", "scheme=file"])
+        );
+        assert_eq!(
+            actions(&["{ftp,www}.example.com/x"])[0],
+            act("GET", &["non-http-scheme", "scheme=ftp"])
+        );
+        // With -g the braces are part of the URL (and this one is not HTTP at all).
+        assert!(problem(&["-g", "{file,http}:///x"]).is_none());
+        assert_eq!(
+            paths(&["http://127.0.0.1/{a,b}/[1-3]"]),
+            vec!["GET /a/1", "GET /a/2", "GET /a/3", "GET /b/1", "GET /b/2", "GET /b/3"]
+        );
+        assert_eq!(
+            paths(&["http://h/[a-c:2]/[08-10]"]),
+            vec!["GET /a/08", "GET /a/09", "GET /a/10", "GET /c/08", "GET /c/09", "GET /c/10"]
+        );
+        assert_eq!(paths(&["http://h/\\{x\\}"]), vec!["GET /{x}"]);
+        assert_eq!(paths(&["http://[::1]:8080/[1-2]"]), vec!["GET /1", "GET /2"]);
+        // A glob can reach a path a rule names: each expansion is its own request.
+        assert_eq!(
+            paths(&["-XPUT", "https://api.github.com/repos/o/r/pulls/1/{files,merge}"]),
+            vec!["PUT /repos/o/r/pulls/1/files", "PUT /repos/o/r/pulls/1/merge"]
+        );
+    }
+
+    #[test]
+    fn globs_that_curl_rejects_or_that_expand_too_far_are_problems() {
         for url in [
-            "{file,http}:///etc/passwd",
-            "[e-g]ile:///etc/passwd",
-            "fi{le,}:///etc/passwd",
-            "{ftp,www}.example.com/x",
+            "http://h/{a,b",
+            "http://h/[1-",
+            "http://h/a}",
+            "http://h/[z-a]",
+            "http://h/[1-2:0]",
+            "http://h/{a,{b}}",
         ] {
             assert!(problem(&[url]).is_some(), "{url}");
         }
-        assert_eq!(actions(&["-g", "{file,http}:///x"]), vec![act("GET", &[])]);
-        assert_eq!(actions(&["http://127.0.0.1/{a,b}/[1-3]"]), vec![act("GET", &[])]);
+        assert!(problem(&["http://h/[1-1001]"]).unwrap().contains("more than 1000"));
+        assert!(problem(&["http://h/[1-40]/[1-40]"]).unwrap().contains("more than 1000"));
+        assert!(
+            problem(&["http://h/[1-600]", "http://h/[1-600]"])
+                .unwrap()
+                .contains("more than 1000")
+        );
+        assert!(problem(&["-g", "http://h/[1-5000]"]).is_none());
     }
 
     #[test]
     fn url_files_sockets_and_redirect_loosening_are_marked() {
         assert_eq!(actions(&["@urls.txt"]), vec![act("GET", &["url-file"])]);
         assert_eq!(actions(&["--url", "@urls.txt"]), vec![act("GET", &["url-file"])]);
-        assert_eq!(
-            actions(&["--unix-socket", "/var/run/docker.sock", "-XPOST", "http://x/containers/c/kill"]),
-            vec![act("POST", &["unix-socket"])]
-        );
         assert_eq!(actions(&["--abstract-unix-socket", "s", U]), vec![act("GET", &["unix-socket"])]);
         assert_eq!(actions(&["--proto-redir", "+file", "-L", U]), vec![act("GET", &["proto-redir"])]);
         assert_eq!(actions(&["--proto-redir", "=https", "-L", U]), vec![act("GET", &[])]);
@@ -1089,51 +1619,99 @@ mod tests {
     }
 
     #[test]
-    fn local_file_reads_are_marked_and_stdin_apart() {
-        for (words, mark) in [
-            (&["-d", "@body.json", U][..], "file-read"),
-            (&["--data-binary", "@-", U], "stdin"),
-            (&["--data-urlencode", "name@file", U], "file-read"),
-            (&["--json", "@x.json", U], "file-read"),
-            (&["-F", "f=@file", U], "file-read"),
-            (&["-F", "f=<-", U], "stdin"),
-            (&["-T", "-", U], "stdin"),
-            (&["-T", ".", U], "stdin"),
-            (&["-b", "cookies.txt", U], "file-read"),
-            (&["-n", U], "file-read"),
-            (&["--netrc-file", "n", U], "file-read"),
-            (&["-H", "@headers.txt", U], "header-file"),
-            (&["-H", "@-", U], "stdin"),
-            (&["--url-query", "q@secret", U], "file-read"),
+    fn docker_engine_sockets_and_ports_are_marked_docker_api() {
+        for words in [
+            &["--unix-socket", "/var/run/docker.sock", "-XPOST", "http://x/containers/c/kill"][..],
+            &["--unix-socket", "/run/user/1000/podman/podman.sock", "http://d/v1.41/info"],
+            &["http://127.0.0.1:2375/containers/json"],
+            &["https://docker.internal:2376/info"],
+            &["http://[::1]:2375/info"],
+            &["localhost:2375/info"],
+            &["--connect-to", "::127.0.0.1:2375", U],
+            &["--resolve", "example.com:80:127.0.0.1", "-x", "http://127.0.0.1:2376", U],
+        ] {
+            assert!(actions(words).iter().all(|a| a.has("docker-api")), "{words:?}");
+        }
+        assert!(!actions(&["http://127.0.0.1:23750/x"])[0].has("docker-api"));
+        assert!(!actions(&["--unix-socket", "/run/app.sock", U])[0].has("docker-api"));
+    }
+
+    #[test]
+    fn local_file_reads_are_marked_and_listed_and_stdin_apart() {
+        for (words, mark, path) in [
+            (&["-d", "@body.json", U][..], "file-read", Some("body.json")),
+            (&["--data-binary", "@-", U], "stdin", None),
+            (&["--data-urlencode", "name@file", U], "file-read", Some("file")),
+            (&["--json", "@x.json", U], "file-read", Some("x.json")),
+            (&["-F", "f=@file", U], "file-read", Some("file")),
+            (&["-F", "f=<\"a;b\";type=text/plain", U], "file-read", Some("a;b")),
+            (&["-F", "f=x;headers=@h.txt", U], "file-read", Some("h.txt")),
+            (&["-F", "f=<-", U], "stdin", None),
+            (&["-T", "-", U], "stdin", None),
+            (&["-T", ".", U], "stdin", None),
+            (&["-T", "up.bin", U], "file-read", Some("up.bin")),
+            (&["-b", "cookies.txt", U], "file-read", Some("cookies.txt")),
+            (&["--netrc-file", "n", U], "netrc", Some("n")),
+            (&["-H", "@headers.txt", U], "file-read", Some("headers.txt")),
+            (&["-H", "@-", U], "stdin", None),
+            (&["--url-query", "q@secret", U], "file-read", Some("secret")),
+            (&["--etag-compare", "etag", U], "file-read", Some("etag")),
         ] {
             assert!(actions(words)[0].has(mark), "{words:?} should be {mark}");
+            let files: Vec<String> = parse(&argv(words)).files.into_iter().map(|f| f.path).collect();
+            assert_eq!(files, path.map(|p| vec![p.to_string()]).unwrap_or_default(), "{words:?}");
         }
+        assert_eq!(actions(&["-n", U]), vec![act("GET", &["netrc"])]);
         assert_eq!(actions(&["--data-urlencode", "a=b@c", U]), vec![act("POST", &["body"])]);
         assert_eq!(actions(&["--data-raw", "@x", U]), vec![act("POST", &["body"])]);
         assert_eq!(actions(&["-b", "a=b", U]), vec![act("GET", &[])]);
         assert_eq!(actions(&["--url-query", "+q@x", U]), vec![act("GET", &[])]);
         assert_eq!(actions(&["-G", "-d", "@q", U]), vec![act("GET", &["file-read"])]);
+        // Bodies and header files are read by the gate; uploads and form files are not.
+        let content: Vec<bool> = parse(&argv(&["-d", "@a", "-H", "@h", "-T", "u", "-F", "f=@x", U]))
+            .files
+            .iter()
+            .map(|f| f.content)
+            .collect();
+        assert_eq!(content, vec![true, true, false, false]);
     }
 
     #[test]
-    fn local_file_writes_are_marked_except_standard_streams() {
-        for words in [
-            &["-o", "out.json", U][..],
-            &["-O", U],
-            &["--remote-name-all", U],
-            &["--output-dir", "d", U],
-            &["-D", "h.txt", U],
-            &["-c", "jar", U],
-            &["--trace", "t", U],
-            &["--stderr", "e", U],
-            &["--libcurl", "x.c", U],
-            &["--etag-save", "e", U],
-            &["--hsts", "h", U],
-            &["--alt-svc", "a", U],
-            &["--remove-on-error", "-o", "/dev/null", U],
+    fn a_header_file_counts_its_method_overrides_once_read() {
+        let words = argv(&["-d", "x", "-H", "@h.txt", U]);
+        assert!(parse(&words).actions[0].has("unread-file"));
+        let contents = Contents::from([("h.txt".to_string(), Ok("Accept: */*\nX-HTTP-Method-Override: DELETE\n".to_string()))]);
+        let verbs: Vec<String> = parse_with(&words, &contents).actions.iter().map(|a| a.verb.clone()).collect();
+        assert_eq!(verbs, vec!["POST", "DELETE"]);
+    }
+
+    #[test]
+    fn local_file_writes_are_marked_and_listed_except_standard_streams() {
+        for (words, path) in [
+            (&["-o", "out.json", U][..], "out.json"),
+            (&["-O", "http://h/dir/file.tar.gz"], "file.tar.gz"),
+            (&["--remote-name-all", "http://h/a.txt"], "a.txt"),
+            (&["--output-dir", "d", U], "d"),
+            (&["-D", "h.txt", U], "h.txt"),
+            (&["-c", "jar", U], "jar"),
+            (&["--trace", "t", U], "t"),
+            (&["--stderr", "e", U], "e"),
+            (&["--libcurl", "x.c", U], "x.c"),
+            (&["--etag-save", "e", U], "e"),
+            (&["--hsts", "-", U], "-"),
+            (&["--alt-svc", "a", U], "a"),
+            (&["-o", "/home/a/.bashrc", U], "/home/a/.bashrc"),
         ] {
             assert!(actions(words)[0].has("file-write"), "{words:?}");
+            let files: Vec<String> = parse(&argv(words)).files.into_iter().map(|f| f.path).collect();
+            assert!(files.contains(&path.to_string()), "{words:?}: {files:?}");
         }
+        let files: Vec<String> = parse(&argv(&["--output-dir", "out", "-o", "a.txt", "-O", "http://h/b.txt", "-o", "/abs"]))
+            .files
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(files, vec!["out", "out/a.txt", "/abs", "out/b.txt"]);
         for words in [
             &["-o", "/dev/null", U][..],
             &["-D", "-", U],
@@ -1141,20 +1719,19 @@ mod tests {
             &["-o-", U],
         ] {
             assert_eq!(actions(words), vec![act("GET", &[])], "{words:?}");
+            assert!(parse(&argv(words)).files.is_empty(), "{words:?}");
         }
-        assert_eq!(actions(&["--hsts", "-", U]), vec![act("GET", &["file-write"])]);
-        assert_eq!(
-            actions(&["-o", "/home/a/.bashrc", U]),
-            vec![act("GET", &["dotfile-write", "file-write"])]
-        );
         assert_eq!(actions(&["--no-remote-name", U]), vec![act("GET", &[])]);
+        assert_eq!(actions(&["-J", "-O", U]), vec![act("GET", &["file-write", "server-named-file"])]);
+        assert!(problem(&["-o", "out_#1.txt", "http://h/{a,b}"]).is_some());
+        assert!(problem(&["-O", "http://h/"]).is_some());
     }
 
     #[test]
     fn reroutes_engines_and_ftp_commands_are_marked() {
         assert_eq!(actions(&["-x", "http://p:3128", U]), vec![act("GET", &["reroute"])]);
         assert_eq!(actions(&["-x", "", U]), vec![act("GET", &[])]);
-        assert_eq!(actions(&["--connect-to", "::127.0.0.1:2375", U]), vec![act("GET", &["reroute"])]);
+        assert_eq!(actions(&["--connect-to", "::127.0.0.1:8443", U]), vec![act("GET", &["reroute"])]);
         assert_eq!(actions(&["--engine", "/tmp/x.so", U]), vec![act("GET", &["engine"])]);
         assert_eq!(actions(&["-Q", "DELE x", U]), vec![act("GET", &["ftp-command"])]);
     }
@@ -1165,10 +1742,108 @@ mod tests {
         assert_eq!(actions(&["-h", "all"]), vec![act("help", &[])]);
         assert_eq!(actions(&["-X", "DELETE", U, "-M"]), vec![act("help", &[])]);
         assert_eq!(actions(&["-V"]), vec![act("version", &[])]);
+        let inv = parse(&argv(&["--stderr", "/home/a/.profile", "-h"]));
+        assert_eq!(inv.actions, vec![act("help", &["file-write"])]);
+        assert_eq!(inv.files.len(), 1);
+    }
+
+    /// `METHOD /path` of each request the call makes.
+    fn paths(words: &[&str]) -> Vec<String> {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.actions
+            .iter()
+            .filter_map(|a| a.http.as_ref().map(|h| format!("{} {}", h.method, h.path)))
+            .collect()
+    }
+
+    fn body(words: &[&str], contents: &Contents) -> Body {
+        let inv = parse_with(&argv(words), contents);
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.actions[0].http.as_ref().map_or(Body::None, |h| h.body.clone())
+    }
+
+    fn fields(pairs: &[(&str, &str)]) -> Body {
+        Body::Fields(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    #[test]
+    fn each_request_has_its_method_and_normalised_path() {
         assert_eq!(
-            actions(&["--stderr", "/home/a/.profile", "-h"]),
-            vec![act("help", &["dotfile-write", "file-write"])]
+            paths(&["https://git.example/api/v1//repos/o/r/?x=1"]),
+            vec!["GET /api/v1/repos/o/r"]
         );
+        assert_eq!(paths(&["-XPOST", "example.com"]), vec!["POST /"]);
+        assert_eq!(paths(&["--url", "http://h/a%2Fb", "-I"]), vec!["HEAD /a/b"]);
+        assert_eq!(
+            paths(&["-H", "X-HTTP-Method-Override: DELETE", "-d", "x", "http://h/repos/o/r"]),
+            vec!["POST /repos/o/r", "DELETE /repos/o/r"]
+        );
+        assert_eq!(
+            paths(&["http://h/a", "--next", "-XDELETE", "http://h/b"]),
+            vec!["GET /a", "DELETE /b"]
+        );
+        assert!(paths(&["file:///etc/passwd"]).is_empty());
+        assert!(problem(&["http://h/a/../b"]).is_some());
+        assert!(problem(&["http://h/a/%2e%2e/b"]).is_some());
+    }
+
+    #[test]
+    fn bodies_are_read_from_data_forms_and_files() {
+        let none = Contents::new();
+        assert_eq!(
+            body(&["-d", r#"{"head":"f","base":"main"}"#, U], &none),
+            fields(&[("base", "main"), ("head", "f")])
+        );
+        assert_eq!(body(&["-d", "a=1", "-d", "b=2", U], &none), fields(&[("a", "1"), ("b", "2")]));
+        assert_eq!(body(&["--data-urlencode", "t=a&b", U], &none), fields(&[("t", "a&b")]));
+        assert_eq!(
+            body(&["--json", r#"{"event":"APPROVE"}"#, U], &none),
+            fields(&[("event", "APPROVE")])
+        );
+        assert_eq!(
+            body(&["-F", "a=1", "--form-string", "b=@x", U], &none),
+            fields(&[("a", "1"), ("b", "@x")])
+        );
+        assert_eq!(body(&["-F", "a=@f", U], &none), Body::Opaque);
+        assert_eq!(body(&["-T", "f", U], &none), Body::Opaque);
+        assert_eq!(body(&["-d", "@-", U], &none), Body::Opaque);
+        assert_eq!(body(&["-d", "@b.json", U], &none), Body::Opaque);
+        assert_eq!(body(&["-G", "-d", "a=1", U], &none), Body::None);
+        let contents = Contents::from([
+            ("b.json".to_string(), Ok("{\"head\":\n\"fix\"}\n".to_string())),
+            ("bad".to_string(), Err("not readable".to_string())),
+        ]);
+        assert_eq!(body(&["-d", "@b.json", U], &contents), fields(&[("head", "fix")]));
+        assert_eq!(body(&["--data-binary", "@b.json", U], &contents), fields(&[("head", "fix")]));
+        assert_eq!(body(&["-d", "@bad", U], &contents), Body::Opaque);
+    }
+
+    #[test]
+    fn api_shapes_carry_scope_targets_through_curl() {
+        let inv = parse(&argv(&[
+            "-X",
+            "POST",
+            "https://git.example/api/v1/repos/o/r/pulls",
+            "--json",
+            r#"{"head":"fix","base":"main","title":"t"}"#,
+        ]));
+        assert!(inv.actions[0].has("pr-create"));
+        assert!(inv.actions[0].scope.is_some());
+        let inv = parse(&argv(&[
+            "-X",
+            "PUT",
+            "https://api.github.com/repos/o/r/contents/a/b.md",
+            "-d",
+            "{}",
+        ]));
+        assert!(inv.actions[0].has("contents-write"));
+        let inv = parse(&argv(&[
+            "https://api.github.com/graphql",
+            "--json",
+            r#"{"query":"mutation { deleteRef(input:{}) { clientMutationId } }"}"#,
+        ]));
+        assert_eq!(inv.actions[0].http.as_ref().and_then(|h| h.mutation.as_deref()), Some("deleteRef"));
     }
 
     #[test]

@@ -20,8 +20,10 @@
 //! verb typed, so the policy refuses them as unclassified. This module decides nothing and does
 //! no I/O.
 
+use std::collections::BTreeMap;
+
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style, Unknown};
-use crate::grammar::{Action, Claim, Invocation, ScopeTarget};
+use crate::grammar::{Access, Action, Body, Claim, Contents, Invocation, LocalFile, ScopeTarget, http};
 use crate::tool::Tool;
 
 /// gh needs no hardening arguments; its environment is pinned by the policy instead.
@@ -470,6 +472,12 @@ fn strict_table(verb: &str) -> Option<&'static [Opt]> {
 // Parse
 
 pub fn parse(args: &[String]) -> Invocation {
+    parse_with(args, &Contents::new())
+}
+
+/// Parse with the contents of the files `gh api` sends (`-F k=@f`, `--input f`), as the gate
+/// read them: a request body decides pull-request scope and GraphQL operations.
+pub fn parse_with(args: &[String], contents: &Contents) -> Invocation {
     let inv = Invocation::new(Tool::Gh, args);
     // cobra's stripFlags counts bytes (`len(s) == 2`), so `-é` stands alone there while a
     // char-based scan would let it swallow the next word; pflag rejects it anyway.
@@ -484,27 +492,33 @@ pub fn parse(args: &[String]) -> Invocation {
         Err(e) => return inv.with_problem(e),
     };
     let mut claims = repo_claims(args);
+    let mut files = Vec::new();
     let verb = found.path.join(" ");
-    let action = match (&found.node, &found.unknown) {
+    let actions = match (&found.node, &found.unknown) {
         (_, Some(name)) => {
             // An alias, an extension or a command this table does not know: the verb as typed.
             let typed = if verb.is_empty() { name.clone() } else { format!("{verb} {name}") };
-            Ok(Action::new(typed))
+            Ok(vec![Action::new(typed)])
         }
-        (Some(node), None) if node.topic => Ok(Action::new("help")),
+        (Some(node), None) if node.topic => Ok(vec![Action::new("help")]),
         (None, None) if found.path.is_empty() => {
             // `gh` alone prints help; `gh --version` prints the version.
             let p = opts::scan(&found.rest, ROOT_LEVEL, &STRIP).unwrap_or_default();
-            Ok(Action::new(if p.has("version") && !p.has("help") { "version" } else { "help" }))
+            Ok(vec![Action::new(if p.has("version") && !p.has("help") {
+                "version"
+            } else {
+                "help"
+            })])
         }
         // A group without a subcommand: gh prints its help (or a flag error); nothing runs.
-        (None, None) => Ok(Action::new("help")),
-        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims),
+        (None, None) => Ok(vec![Action::new("help")]),
+        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims, contents, &mut files),
     };
-    match action {
+    match actions {
         Ok(a) => {
-            let mut inv = inv.with_action(a);
+            let mut inv = a.into_iter().fold(inv, Invocation::with_action);
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(e) => inv.with_problem(e),
@@ -603,19 +617,25 @@ fn is_cluster(w: &str) -> bool {
 }
 
 /// Classify a known leaf from the arguments left after the path.
-fn classify_leaf(verb: &str, rest: &[String], claims: &mut Vec<Claim>) -> Result<Action, String> {
+fn classify_leaf(
+    verb: &str,
+    rest: &[String],
+    claims: &mut Vec<Claim>,
+    contents: &Contents,
+    files: &mut Vec<LocalFile>,
+) -> Result<Vec<Action>, String> {
     let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
     let Some(table) = strict_table(verb) else {
         let loose = opts::scan(rest, &[HELP], &STRIP)?;
         if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
-            return Ok(Action::new("help"));
+            return Ok(vec![Action::new("help")]);
         }
         url_claims(verb, &loose.positionals(), claims);
-        return Ok(Action::new(verb));
+        return Ok(vec![Action::new(verb)]);
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
     if p.has("help") {
-        return Ok(Action::new("help"));
+        return Ok(vec![Action::new("help")]);
     }
     if verb != "api" {
         url_claims(verb, &p.positionals(), claims);
@@ -623,7 +643,7 @@ fn classify_leaf(verb: &str, rest: &[String], claims: &mut Vec<Claim>) -> Result
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
     match verb {
-        "api" => return api(&p),
+        "api" => return api(&p, contents, files),
         "pr review" => {
             let modes = ["approve", "request-changes", "comment"];
             for m in modes {
@@ -657,87 +677,141 @@ fn classify_leaf(verb: &str, rest: &[String], claims: &mut Vec<Claim>) -> Result
         "config get" if p.positionals().iter().any(|k| k.to_ascii_lowercase().contains("token")) => a.add("token"),
         _ => {}
     }
-    if ["body-file", "template", "recover"].iter().any(|id| given(id)) {
-        a.add("file-read");
+    for id in ["body-file", "template", "recover"] {
+        for f in p.all(id).iter().filter(|f| f.value.as_deref().is_some_and(|v| !v.is_empty())) {
+            a.add("file-read");
+            let v = f.value.as_deref().unwrap_or_default();
+            if v == "-" {
+                a.add("stdin");
+            } else {
+                files.push(LocalFile {
+                    path: v.to_string(),
+                    access: Access::Read,
+                    flag: f.written.split('=').next().unwrap_or_default().to_string(),
+                    content: false,
+                });
+            }
+        }
     }
-    Ok(a)
+    Ok(vec![a])
 }
 
 // ---------------------------------------------------------------------------------------------
 // gh api
 
 /// `gh api`: method per apiRun (`-X` upper-cased, else POST when any field or `--input`, else
-/// GET), other hosts, local file reads, and GraphQL documents.
-fn api(p: &Parsed) -> Result<Action, String> {
+/// GET), other hosts, local files, and the request body (fields, or `--input`) handed to the
+/// endpoint model in [`http`], which splits GraphQL documents and finds pull-request and
+/// contents shapes.
+fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let pos = p.positionals();
     let [endpoint] = pos.as_slice() else {
         return Err(format!("gh api takes exactly one endpoint, got {}", pos.len()));
     };
-    // (key, value, magic): `-F` values are typed, and `@path` / `@-` read a file or stdin.
-    let mut fields: Vec<(&str, &str, bool)> = Vec::new();
+    let mut a = Action::new(if *endpoint == "graphql" { "api graphql" } else { "api" });
+    // The request's fields: `-f k=v` raw; `-F k=v` typed (true, false, null, integers), with
+    // `@path` reading a file and `@-` stdin (pkg/cmd/api/fields.go). A value the gate did not
+    // read makes the body opaque.
+    let mut fields = BTreeMap::new();
+    let mut opaque = false;
     for f in p.opts() {
         let magic = match f.id {
             "field" => true,
             "raw-field" => false,
             _ => continue,
         };
+        let flag = f.written.split('=').next().unwrap_or_default();
         let v = f.value.as_deref().unwrap_or("");
         let (key, value) = v.split_once('=').unwrap_or((v, ""));
-        fields.push((key, value, magic));
+        let value = match value.strip_prefix('@').filter(|_| magic) {
+            Some("-") => {
+                a.add("file-read");
+                a.add("stdin");
+                opaque = true;
+                continue;
+            }
+            Some(path) => {
+                a.add("file-read");
+                files.push(LocalFile {
+                    path: path.to_string(),
+                    access: Access::Read,
+                    flag: flag.to_string(),
+                    content: true,
+                });
+                match contents.get(path) {
+                    Some(Ok(t)) => t.clone(),
+                    _ => {
+                        opaque = true;
+                        continue;
+                    }
+                }
+            }
+            None => value.to_string(),
+        };
+        // `k[]=v` and `k[x]=v` build nested values: the top-level key is what rules see.
+        let top = key.split('[').next().unwrap_or(key);
+        if top != key {
+            fields.insert(top.to_string(), "[nested]".to_string());
+        } else {
+            fields.insert(key.to_string(), value);
+        }
     }
     let input = p.last("input").filter(|v| !v.is_empty());
     let method = match p.last("method") {
         // Go's strings.ToUpper, as http.NewRequest receives it.
         Some(m) => m.to_uppercase(),
-        None if !fields.is_empty() || input.is_some() => "POST".to_string(),
+        None if !fields.is_empty() || opaque || input.is_some() => "POST".to_string(),
         None => "GET".to_string(),
     };
-    let path = endpoint.trim_start_matches('/');
-    let path = path.split(['?', '#']).next().unwrap_or("");
-    // gh routes exactly `graphql` to the GraphQL endpoint; `/graphql` reaches it too as a REST
-    // path. Anything that may resolve there (encoded, dot segments) counts as GraphQL-ish.
-    let canonical = path == "graphql";
-    let graphqlish = canonical || path.to_ascii_lowercase().contains("graphql") || path.contains(['%', '\\']) || path.contains("..");
-
-    let from_file = |v: &str, magic: bool| magic && v.starts_with('@');
-    let queries: Vec<&(&str, &str, bool)> = fields
-        .iter()
-        .filter(|(k, _, _)| k.to_ascii_lowercase().starts_with("query"))
-        .collect();
-    let mutation = queries.iter().any(|(_, v, m)| !from_file(v, *m) && names_write_operation(v));
-    let opaque = queries.iter().any(|(_, v, m)| from_file(v, *m)) || input.is_some();
-
-    let mut a = if canonical {
-        Action::new("api graphql")
-    } else {
-        let mut a = Action::new("api");
-        match method.as_str() {
-            "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => a.add(format!("method={method}")),
-            _ => a.add("method-other"),
+    // The canonical GraphQL endpoint is judged by its document, not its method.
+    match method.as_str() {
+        _ if *endpoint == "graphql" => {}
+        "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => a.add(format!("method={method}")),
+        _ => a.add("method-other"),
+    }
+    // With `--input` the fields go to the query string and the file is the body; with GET the
+    // fields are query parameters (a GraphQL endpoint still reads `query` from them).
+    let body = match input {
+        Some("-") => {
+            a.add("file-read");
+            a.add("stdin");
+            Body::Opaque
         }
-        a
+        Some(path) => {
+            a.add("file-read");
+            files.push(LocalFile {
+                path: path.to_string(),
+                access: Access::Read,
+                flag: "--input".to_string(),
+                content: true,
+            });
+            match contents.get(path) {
+                Some(Ok(t)) => http::body_of(t),
+                _ => Body::Opaque,
+            }
+        }
+        None if opaque => Body::Opaque,
+        None if fields.is_empty() => Body::None,
+        None => Body::Fields(fields),
     };
-    if mutation {
-        a.add("graphql-mutation");
-    }
-    if graphqlish && opaque {
-        a.add("graphql-opaque");
-    }
-    if input.is_some() || fields.iter().any(|(_, v, m)| from_file(v, *m)) {
-        a.add("file-read");
-    }
     if !p.all("hostname").is_empty() || endpoint.contains("://") {
         a.add("other-host");
     }
-    Ok(a)
-}
-
-/// A GraphQL document that may hold a write: the words `mutation` or `subscription` anywhere
-/// (case-insensitive). Crude on purpose: a false hit refuses a read, a miss cannot happen
-/// because an operation's keyword must appear literally.
-fn names_write_operation(doc: &str) -> bool {
-    let d = doc.to_ascii_lowercase();
-    d.contains("mutation") || d.contains("subscription")
+    let raw_path = match endpoint.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+        None => endpoint,
+    };
+    let path = http::normalise_path(raw_path)?;
+    let graphql = path.rsplit('/').next().is_some_and(|s| s.eq_ignore_ascii_case("graphql"));
+    // gh sends a GraphQL request as a POST whatever `-X` says for the canonical `graphql`
+    // endpoint's fields; judge the document in every case.
+    let query_only = matches!(method.as_str(), "GET" | "HEAD") && input.is_none();
+    let (method_seen, body) = match (graphql, query_only) {
+        (true, true) => ("POST", body),
+        (false, true) => (method.as_str(), Body::None),
+        _ => (method.as_str(), body),
+    };
+    Ok(http::actions(a, method_seen, &path, body))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -829,10 +903,13 @@ mod tests {
         inv.verb()
     }
 
+    /// The first action, without its HTTP request (tests of `gh api` requests look at it).
     fn action(words: &[&str]) -> Action {
         let inv = parse(&argv(words));
         assert_eq!(inv.problem, None, "{words:?}");
-        inv.actions[0].clone()
+        let mut a = inv.actions[0].clone();
+        a.http = None;
+        a
     }
 
     fn act(v: &str, marks: &[&str]) -> Action {
@@ -1066,44 +1143,144 @@ mod tests {
             action(&["api", "repos/o/r/issues", "-F", "body=@/etc/passwd"]),
             act("api", &["method=POST", "file-read"])
         );
-        assert_eq!(action(&["api", "x", "--input", "-"]), act("api", &["method=POST", "file-read"]));
+        assert_eq!(
+            action(&["api", "x", "--input", "-"]),
+            act("api", &["method=POST", "file-read", "stdin"])
+        );
         let inv = parse(&argv(&["api", "a", "b"]));
         assert_eq!(inv.problem, Some("gh api takes exactly one endpoint, got 2".into()));
     }
 
+    /// The GraphQL mutation fields of a call, and its marks.
+    fn graphql(words: &[&str], contents: &Contents) -> (Vec<String>, Vec<String>) {
+        let inv = parse_with(&argv(words), contents);
+        assert_eq!(inv.problem, None, "{words:?}");
+        let mutations = inv
+            .actions
+            .iter()
+            .filter_map(|a| a.http.as_ref().and_then(|h| h.mutation.clone()))
+            .collect();
+        let marks = inv
+            .actions
+            .iter()
+            .flat_map(|a| a.marks.iter().cloned())
+            .collect::<std::collections::BTreeSet<_>>();
+        (mutations, marks.into_iter().collect())
+    }
+
     #[test]
-    fn graphql_queries_read_and_mutations_or_hidden_documents_do_not() {
+    fn graphql_documents_are_parsed_into_queries_and_named_mutations() {
+        let none = Contents::new();
         assert_eq!(action(&["api", "graphql", "-f", "query={viewer{login}}"]), act("api graphql", &[]));
         assert_eq!(
-            action(&[
-                "api",
-                "graphql",
-                "-f",
-                "query=mutation{mergePullRequest(input:{}){clientMutationId}}"
-            ]),
-            act("api graphql", &["graphql-mutation"])
+            graphql(
+                &[
+                    "api",
+                    "graphql",
+                    "-f",
+                    "query=mutation{mergePullRequest(input:{}){clientMutationId}}"
+                ],
+                &none
+            ),
+            (vec!["mergePullRequest".to_string()], vec!["graphql-mutation".to_string()])
+        );
+        // A comment or a string that says "mutation" is not one.
+        assert_eq!(
+            graphql(
+                &["api", "graphql", "-f", "query=# mutation\n{ search(query:\"mutation\") { x } }"],
+                &none
+            )
+            .1,
+            Vec::<String>::new()
         );
         assert_eq!(
-            action(&["api", "graphql", "-F", "query=@q.graphql"]),
-            act("api graphql", &["graphql-opaque", "file-read"])
+            graphql(&["api", "graphql", "-f", "query=subscription { x }"], &none).1,
+            vec!["graphql-subscription".to_string()]
+        );
+        // The GraphQL endpoint reached as a REST path, encoded or with GET, is judged the same.
+        assert_eq!(
+            graphql(
+                &[
+                    "api",
+                    "/graph%71l",
+                    "-f",
+                    "query=mutation { deleteRef(input:{}) { clientMutationId } }"
+                ],
+                &none
+            )
+            .0,
+            vec!["deleteRef".to_string()]
         );
         assert_eq!(
-            action(&["api", "graphql", "--input", "body.json"]),
-            act("api graphql", &["graphql-opaque", "file-read"])
+            graphql(
+                &["api", "-X", "GET", "graphql", "-f", "query=mutation { deleteRef(input:{}) { x } }"],
+                &none
+            )
+            .0,
+            vec!["deleteRef".to_string()]
         );
-        // The GraphQL endpoint reached as a REST path keeps the REST method and the checks.
+        assert!(
+            graphql(&["api", "graphql", "-f", "query=Mutation { x }"], &none)
+                .1
+                .contains(&"graphql-opaque".to_string())
+        );
+    }
+
+    #[test]
+    fn graphql_documents_in_files_are_parsed_once_the_gate_read_them() {
+        let words = ["api", "graphql", "-F", "query=@q.graphql"];
+        let (m, marks) = graphql(&words, &Contents::new());
+        assert!(m.is_empty() && marks.contains(&"graphql-opaque".to_string()));
+        let inv = parse(&argv(&words));
         assert_eq!(
-            action(&["api", "/graphql", "-f", "query=Mutation { x }"]),
-            act("api graphql", &["graphql-mutation"])
+            inv.files,
+            vec![LocalFile {
+                path: "q.graphql".into(),
+                access: Access::Read,
+                flag: "-F".into(),
+                content: true
+            }]
         );
+        let contents = Contents::from([(
+            "q.graphql".to_string(),
+            Ok("mutation { addComment(input:{}) { clientMutationId } }".to_string()),
+        )]);
+        assert_eq!(graphql(&words, &contents).0, vec!["addComment".to_string()]);
+        let contents = Contents::from([("b.json".to_string(), Ok(r#"{"query":"{ viewer { login } }"}"#.to_string()))]);
         assert_eq!(
-            action(&["api", "graphql/", "-f", "query=subscription { x }"]),
-            act("api", &["method=POST", "graphql-mutation"])
+            graphql(&["api", "graphql", "--input", "b.json"], &contents).1,
+            vec!["file-read".to_string()]
         );
+    }
+
+    #[test]
+    fn api_pull_request_creation_and_contents_writes_carry_scope_targets() {
+        let inv = parse(&argv(&[
+            "api",
+            "repos/o/r/pulls",
+            "-f",
+            "head=fix",
+            "-f",
+            "base=main",
+            "-f",
+            "title=t",
+        ]));
         assert_eq!(
-            action(&["api", "/graph%71l", "--input", "b.json"]),
-            act("api", &["method=POST", "graphql-opaque", "file-read"])
+            inv.actions[0].scope,
+            Some(crate::grammar::ScopeTarget::PullRequest {
+                repo: Some(("o".into(), "r".into())),
+                base: Some("main".into()),
+                head: Some("fix".into())
+            })
         );
+        assert!(inv.actions[0].has("pr-create"));
+        let inv = parse(&argv(&["api", "repos/o/r/pulls", "--input", "pr.json"]));
+        assert!(inv.actions[0].has("scope-unknown"));
+        let inv = parse(&argv(&["api", "-X", "PUT", "repos/o/r/contents/docs/x.md", "-f", "message=m"]));
+        assert!(inv.actions[0].has("contents-write"));
+        // GET fields are query parameters, not a body.
+        let inv = parse(&argv(&["api", "-X", "GET", "repos/o/r/pulls", "-f", "head=x"]));
+        assert_eq!(inv.actions[0].http.as_ref().map(|h| h.body.clone()), Some(Body::None));
     }
 
     #[test]

@@ -11,10 +11,12 @@ pub mod curl;
 pub mod docker;
 pub mod gh;
 pub mod git;
+pub mod graphql;
+pub mod http;
 pub mod psql;
 pub mod tea;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::tool::Tool;
 
@@ -30,7 +32,59 @@ pub struct Action {
     /// the check applies is the policy's call (a rule's `scope:`); a rule that asks for a scope
     /// check of an action without a target refuses it.
     pub scope: Option<ScopeTarget>,
+    /// The HTTP request this action sends, when it is one (curl, `gh api`): what the policy's
+    /// endpoint rules match on, whatever the host.
+    pub http: Option<Http>,
 }
+
+/// One HTTP request as the endpoint rules see it (`policy/endpoints.yaml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Http {
+    /// The method as sent, upper-cased.
+    pub method: String,
+    /// The URL path, normalised: percent-decoded, without query or fragment, empty segments
+    /// dropped, always starting with `/` (`/api/v1/repos/o/r/pulls`).
+    pub path: String,
+    /// What the gate can see of the request body.
+    pub body: Body,
+    /// A GraphQL mutation: the name of one top-level field of it (`mergePullRequest`).
+    pub mutation: Option<String>,
+}
+
+/// A request body as far as the endpoint rules can read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// No body is sent.
+    None,
+    /// The top-level fields of a JSON object or of a form, values as text (JSON strings
+    /// unquoted, anything else as JSON).
+    Fields(BTreeMap<String, String>),
+    /// A body is sent but the gate cannot read it (stdin, an upload, a file it did not read,
+    /// text that is neither a JSON object nor a form). Rules that look at the body match it.
+    Opaque,
+}
+
+/// A local file a call reads or writes, as written on the command line. The gate resolves it
+/// against the working directory (and reads it when `content` is set) before `decide()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFile {
+    pub path: String,
+    pub access: Access,
+    /// The option that names it, as written (`-o`, `--data-binary`).
+    pub flag: String,
+    /// The decision depends on what the file holds (a request body, headers, a GraphQL
+    /// document): the gate reads it, bounded, and parses the call again with it.
+    pub content: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// File contents the gate read for a call (keyed by the path as written), or why it could not.
+pub type Contents = BTreeMap<String, Result<String, String>>;
 
 /// What a path-scope check examines for one action, as the grammar found it (DESIGN §7). The
 /// gate turns it into a list of changed files (with the real git) before `decide()`.
@@ -69,6 +123,7 @@ impl Action {
             verb: verb.into(),
             marks: BTreeSet::new(),
             scope: None,
+            http: None,
         }
     }
 
@@ -107,6 +162,8 @@ pub struct Invocation {
     /// At least one action unless `problem` is set.
     pub actions: Vec<Action>,
     pub claims: Vec<Claim>,
+    /// Local files the call reads or writes (checked against the working directory).
+    pub files: Vec<LocalFile>,
     /// Set when the grammar cannot understand the call (unknown option, missing value, …).
     /// A call with a problem is always refused.
     pub problem: Option<String>,
@@ -119,6 +176,7 @@ impl Invocation {
             args: args.to_vec(),
             actions: Vec::new(),
             claims: Vec::new(),
+            files: Vec::new(),
             problem: None,
         }
     }
@@ -144,12 +202,18 @@ impl Invocation {
 
 /// Parse argv (without the program name) for `tool`.
 pub fn parse(tool: Tool, args: &[String]) -> Invocation {
+    parse_with(tool, args, &Contents::new())
+}
+
+/// Parse again with the contents of the files the first parse asked for ([`LocalFile::content`]):
+/// request bodies, header files and GraphQL documents change what the call does.
+pub fn parse_with(tool: Tool, args: &[String], contents: &Contents) -> Invocation {
     match tool {
-        Tool::Gh => gh::parse(args),
+        Tool::Gh => gh::parse_with(args, contents),
+        Tool::Curl => curl::parse_with(args, contents),
         Tool::Tea => tea::parse(args),
         Tool::Docker => docker::parse(args),
         Tool::Psql => psql::parse(args),
-        Tool::Curl => curl::parse(args),
         Tool::Git => git::parse(args),
     }
 }

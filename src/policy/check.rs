@@ -68,6 +68,53 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
     out
 }
 
+/// The examples of the endpoint rules that are calls of this policy's tool (`[curl, …]` for
+/// curl, `[gh, …]` for gh), judged the same way as a rule's.
+pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rule, ex) in policy.endpoints.iter().zip(&policy.endpoint_examples) {
+        let tier = match rule.required {
+            Required::Tier(n) => n,
+            Required::Never => 3,
+        };
+        let mine = |argv: &&Vec<String>| argv.first().map(String::as_str) == Some(policy.tool.name());
+        for argv in ex.allow.iter().filter(mine) {
+            let d = judge(policy, &argv[1..], tier);
+            if d.verdict != Verdict::Allow || d.rule != rule.id {
+                out.push(format!(
+                    "endpoint {}: allow example `{}` is {} by rule {} at tier {tier}",
+                    rule.id,
+                    argv.join(" "),
+                    d.verdict.as_str(),
+                    d.rule
+                ));
+            }
+            if tier > 1 && judge(policy, &argv[1..], tier - 1).verdict != Verdict::Refuse {
+                out.push(format!(
+                    "endpoint {}: allow example `{}` is not refused at tier {}",
+                    rule.id,
+                    argv.join(" "),
+                    tier - 1
+                ));
+            }
+        }
+        for argv in ex.refuse.iter().filter(mine) {
+            let d = judge(policy, &argv[1..], tier);
+            let right_rule = rule.required != Required::Never || d.rule == rule.id;
+            if d.verdict != Verdict::Refuse || !right_rule {
+                out.push(format!(
+                    "endpoint {}: refuse example `{}` is {} by rule {} at tier {tier}",
+                    rule.id,
+                    argv.join(" "),
+                    d.verdict.as_str(),
+                    d.rule
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
 /// and a scope check finds no changed file (path rules are the skills' business, not the
 /// policy examples').
@@ -110,8 +157,23 @@ mod tests {
     fn every_embedded_policy_loads_and_its_examples_hold() {
         for tool in Tool::ALL {
             let p = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
-            let failures = run_examples(&p);
+            let mut failures = run_examples(&p);
+            failures.extend(run_endpoint_examples(&p));
             assert!(failures.is_empty(), "{}:\n{}", tool, failures.join("\n"));
+        }
+    }
+
+    #[test]
+    fn every_endpoint_rule_has_an_example_for_each_tool_that_can_reach_it() {
+        let curl = Policy::embedded_with_examples(Tool::Curl).unwrap_or_else(|e| panic!("{e}"));
+        for (rule, ex) in curl.endpoints.iter().zip(&curl.endpoint_examples) {
+            let tools: std::collections::BTreeSet<&str> = ex
+                .allow
+                .iter()
+                .chain(&ex.refuse)
+                .filter_map(|a| a.first().map(String::as_str))
+                .collect();
+            assert!(tools.contains("curl"), "endpoint {} has no curl example", rule.id);
         }
     }
 
@@ -121,6 +183,7 @@ mod tests {
             let a = Policy::embedded(tool).unwrap_or_else(|e| panic!("{e}"));
             let b = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(a.rules, b.rules, "{tool}");
+            assert_eq!(a.endpoints, b.endpoints, "{tool}");
             assert_eq!(a.reset, b.reset, "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
         }

@@ -7,6 +7,7 @@
 //! This module must not decide anything: matching lives in `decision.rs`.
 
 pub mod check;
+pub mod endpoints;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -198,6 +199,12 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
+    /// Endpoint rules (`endpoints.yaml`), for the tools that send HTTP requests (curl, gh);
+    /// empty for the others.
+    pub endpoints: Vec<endpoints::Endpoint>,
+    /// Per endpoint rule (same index), when the source carried them; empty otherwise.
+    pub endpoint_examples: Vec<Examples>,
+    pub endpoints_source: String,
 }
 
 fn embedded_json(tool: Tool) -> &'static str {
@@ -212,6 +219,18 @@ fn embedded_json(tool: Tool) -> &'static str {
 }
 
 const COMMON_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/common.json"));
+const ENDPOINTS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/endpoints.json"));
+/// The shipped endpoint rules, examples included.
+pub const ENDPOINTS_YAML: &str = include_str!("../../policy/endpoints.yaml");
+const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
+
+/// Whether `tool` sends HTTP requests that endpoint rules judge.
+pub fn uses_endpoints(tool: Tool) -> bool {
+    match tool {
+        Tool::Curl | Tool::Gh => true,
+        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Git => false,
+    }
+}
 
 /// The shipped YAML, examples included (for `policy check` and the tests).
 pub fn embedded_yaml(tool: Tool) -> &'static str {
@@ -241,12 +260,33 @@ impl Policy {
         let source = format!("(embedded)/{}.yaml", tool.name());
         let file: PolicyFile = serde_json::from_str(embedded_json(tool)).map_err(|e| policy_err(&source, e.to_string()))?;
         let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
-        Policy::validate(tool, file, &common, source)
+        let mut p = Policy::validate(tool, file, &common, source)?;
+        if uses_endpoints(tool) {
+            let f: endpoints::EndpointsFile =
+                serde_json::from_str(ENDPOINTS_JSON).map_err(|e| policy_err(ENDPOINTS_EMBEDDED, e.to_string()))?;
+            (p.endpoints, _) = endpoints::validate(f, ENDPOINTS_EMBEDDED)?;
+            p.endpoints_source = ENDPOINTS_EMBEDDED.to_string();
+        }
+        Ok(p)
     }
 
     /// The embedded policy parsed from its YAML, examples included.
     pub fn embedded_with_examples(tool: Tool) -> Result<Policy> {
-        Policy::from_yaml(tool, embedded_yaml(tool), COMMON_YAML, format!("(embedded)/{}.yaml", tool.name()))
+        let mut p = Policy::from_yaml(tool, embedded_yaml(tool), COMMON_YAML, format!("(embedded)/{}.yaml", tool.name()))?;
+        p.set_endpoints_yaml(ENDPOINTS_YAML, ENDPOINTS_EMBEDDED)?;
+        Ok(p)
+    }
+
+    /// Replace the endpoint rules (for a tool that uses them) with those of `text`, examples
+    /// included.
+    pub fn set_endpoints_yaml(&mut self, text: &str, source: &str) -> Result<()> {
+        if !uses_endpoints(self.tool) {
+            return Ok(());
+        }
+        let f: endpoints::EndpointsFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(source, e.to_string()))?;
+        (self.endpoints, self.endpoint_examples) = endpoints::validate(f, source)?;
+        self.endpoints_source = source.to_string();
+        Ok(())
     }
 
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
@@ -256,29 +296,39 @@ impl Policy {
     }
 
     /// The policy a gated call uses: `<dir>/<tool>.yaml` from the override directory when it
-    /// has one (its examples must pass, or it does not load), else the embedded default.
+    /// has one (its examples must pass, or it does not load), else the embedded default; for
+    /// curl and gh also `<dir>/endpoints.yaml` when it is there (its examples for this tool must
+    /// pass too).
     pub fn load(tool: Tool, override_dir: Option<&Path>) -> Result<Policy> {
         let Some(dir) = override_dir else {
             return Policy::embedded(tool);
         };
+        let read = |path: &Path| match std::fs::read_to_string(path) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(policy_err(&path.display().to_string(), format!("cannot read: {e}"))),
+        };
         let path = dir.join(format!("{}.yaml", tool.name()));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Policy::embedded(tool),
-            Err(e) => {
-                return Err(policy_err(&path.display().to_string(), format!("cannot read: {e}")));
+        let tool_file = read(&path)?;
+        let overridden = tool_file.is_some();
+        let mut policy = match tool_file {
+            None => Policy::embedded(tool)?,
+            Some(text) => {
+                let common_path = dir.join("common.yaml");
+                let common = read(&common_path)?.unwrap_or_else(|| COMMON_YAML.to_string());
+                Policy::from_yaml(tool, &text, &common, path.display().to_string())?
             }
         };
-        let common_path = dir.join("common.yaml");
-        let common = match std::fs::read_to_string(&common_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => COMMON_YAML.to_string(),
-            Err(e) => {
-                return Err(policy_err(&common_path.display().to_string(), format!("cannot read: {e}")));
-            }
-        };
-        let policy = Policy::from_yaml(tool, &text, &common, path.display().to_string())?;
-        let failures = check::run_examples(&policy);
+        let endpoints_path = dir.join("endpoints.yaml");
+        if uses_endpoints(tool)
+            && let Some(text) = read(&endpoints_path)?
+        {
+            policy.set_endpoints_yaml(&text, &endpoints_path.display().to_string())?;
+        }
+        let mut failures = check::run_endpoint_examples(&policy);
+        if overridden {
+            failures.extend(check::run_examples(&policy));
+        }
         if let Some(first) = failures.first() {
             return Err(policy_err(
                 &policy.source,
@@ -368,6 +418,9 @@ impl Policy {
             set,
             rules,
             examples,
+            endpoints: Vec::new(),
+            endpoint_examples: Vec::new(),
+            endpoints_source: String::new(),
         })
     }
 

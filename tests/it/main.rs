@@ -6,10 +6,14 @@
 
 mod harness;
 
+mod inventory;
+
 mod bad_input;
 mod corpus;
 mod explain;
 mod gate;
+mod http;
+mod http_server;
 mod mcp;
 mod real_tools;
 mod scope;

@@ -1,12 +1,10 @@
-//! The gate in front of the real git and curl: real repositories in temp dirs, a real HTTP
-//! server on 127.0.0.1. Proves that allowed calls do what the tool does, and refused ones leave
-//! no trace where it matters (the remote, the server).
+//! The gate in front of the real git: real repositories in temp dirs, served by a real git
+//! daemon. Proves that allowed calls do what the tool does, and refused ones leave no trace
+//! where it matters (the remote). curl and gh against a real server are in `http`.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 
 use crate::harness::TestEnv;
 
@@ -182,72 +180,4 @@ fn real_git_does_not_run_a_hostile_repository_fsmonitor_on_status() {
     let (code, _, err) = in_dir(&env, &work, "git", &["status"], "1");
     assert_eq!(code, 0, "{err}");
     assert!(!marker.exists(), "the repository's core.fsmonitor ran through the gate");
-}
-
-/// A tiny HTTP server on 127.0.0.1 that records each request line and answers 200.
-fn server() -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut len = 0usize;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            let _ = std::io::Read::read_exact(&mut reader, &mut body);
-            log.lock().unwrap().push(first.trim().to_string());
-            let mut s = stream;
-            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
-        }
-    });
-    (addr, seen)
-}
-
-#[test]
-fn real_curl_gets_at_tier_1_and_writes_need_tier_2() {
-    let env = real_env("curl");
-    let (base, seen) = server();
-    let url = format!("{base}/health");
-    let (code, out, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", &url], "1");
-    assert_eq!((code, out.as_str()), (0, "ok"), "{err}");
-    for args in [
-        vec!["-sXDELETE", &url],
-        vec!["-s", "-d", "x=1", &url],
-        vec!["-s", "--json", "{}", &url],
-        vec!["-s", &url, "--next", "-X", "PUT", &url],
-    ] {
-        let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &args, "1");
-        assert_eq!(code, 77, "{args:?}: {err}");
-    }
-    assert_eq!(
-        *seen.lock().unwrap(),
-        vec!["GET /health HTTP/1.1".to_string()],
-        "refused calls reached the server"
-    );
-    let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", "-d", "x=1", &url], "2");
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(seen.lock().unwrap().last().map(String::as_str), Some("POST /health HTTP/1.1"));
-}
-
-#[test]
-fn real_curl_ignores_a_curlrc_that_would_change_the_method() {
-    let env = real_env("curl");
-    let (base, seen) = server();
-    // HOME is the temp dir (see TestEnv::cmd): a .curlrc there would turn every call into DELETE.
-    std::fs::write(env.tmp.path().join(".curlrc"), "request = DELETE\n").unwrap();
-    let (code, _, err) = in_dir(&env, env.tmp.path(), "curl", &["-s", &format!("{base}/x")], "1");
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(*seen.lock().unwrap(), vec!["GET /x HTTP/1.1".to_string()]);
 }

@@ -1,0 +1,315 @@
+//! `tiershim audit [FILE] [--config FILE] [--since T] [--json]`: the post-hoc report of an audit
+//! log. Counts by verdict, tool, skill and tier; every refusal with its reason; scope
+//! violations; environment resets; dry runs; calls whose tier the environment lowered; and
+//! anything odd (a line that does not parse, a decision made by another binary).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::audit::rfc3339;
+use crate::context::Context;
+use crate::exit::Exit;
+use crate::install::InstallConfig;
+use crate::sanitize::escape;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The audit log (JSON lines). Default: the `audit_log:` of --config.
+    file: Option<PathBuf>,
+    /// A tiershim.yaml whose audit_log to read, and whose installed binary is the expected decider.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Only decisions at or after T: an RFC 3339 time (2026-11-22T10:00:00Z) or an age (90m, 4h, 2d).
+    #[arg(long, value_name = "T")]
+    since: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Report {
+    file: String,
+    since: Option<String>,
+    decisions: usize,
+    by_verdict: BTreeMap<String, usize>,
+    by_tool: BTreeMap<String, usize>,
+    by_skill: BTreeMap<String, usize>,
+    by_tier: BTreeMap<String, usize>,
+    refusals: Vec<Entry>,
+    scope_violations: Vec<Entry>,
+    dry_runs: Vec<Entry>,
+    env_resets: BTreeMap<String, usize>,
+    tier_lowered: Vec<Entry>,
+    odd: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Entry {
+    time: String,
+    tool: String,
+    call: String,
+    rule: String,
+    detail: String,
+}
+
+pub fn run(ctx: &Context, a: Args) -> Exit {
+    let cfg = match &a.config {
+        Some(p) => match InstallConfig::load(p, false) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("tiershim audit: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        },
+        None => None,
+    };
+    let Some(file) = a.file.clone().or_else(|| cfg.as_ref().and_then(|c| c.audit_log.clone())) else {
+        eprintln!("tiershim audit: name the audit log (FILE), or a --config whose audit_log names it");
+        return Exit::Usage;
+    };
+    let since = match a.since.as_deref().map(|s| parse_since(s, ctx.now)) {
+        None => None,
+        Some(Ok(t)) => Some(t),
+        Some(Err(e)) => {
+            eprintln!("tiershim audit: --since {}: {e}", escape(a.since.as_deref().unwrap_or("")));
+            return Exit::Usage;
+        }
+    };
+    let text = match std::fs::read(&file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("tiershim audit: cannot read {}: {e}", escape(&file.display().to_string()));
+            return Exit::Config;
+        }
+    };
+    // The binary that should have decided: the install's when a config is given, else this one.
+    let expected = cfg
+        .as_ref()
+        .and_then(|c| c.dir().parent()?.parent()?.parent().map(|p| p.join("bin").join("tiershim")))
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .or_else(|| std::fs::read_link("/proc/self/exe").ok())
+        .map(|p| p.display().to_string());
+    let r = report(&file.display().to_string(), &text, since.as_deref(), expected.as_deref());
+    if a.json {
+        match serde_json::to_string(&r) {
+            Ok(t) => println!("{t}"),
+            Err(e) => {
+                eprintln!("tiershim audit: {e}");
+                return Exit::Internal;
+            }
+        }
+    } else {
+        print_report(&r);
+    }
+    Exit::Ok
+}
+
+/// An RFC 3339 UTC time as written by the gate, or an age before `now`.
+fn parse_since(s: &str, now: SystemTime) -> Result<String, String> {
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    if !num.is_empty() && matches!(unit, "s" | "m" | "h" | "d") {
+        let n: u64 = num.parse().map_err(|e| format!("{e}"))?;
+        let secs = n * match unit {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
+            _ => 86_400,
+        };
+        let t = now.checked_sub(Duration::from_secs(secs)).ok_or("the age reaches before 1970")?;
+        return Ok(rfc3339(t));
+    }
+    let b = s.as_bytes();
+    let shape = b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && s.ends_with('Z')
+        && [0..4, 5..7, 8..10, 11..13, 14..16, 17..19]
+            .iter()
+            .all(|r| b[r.clone()].iter().all(u8::is_ascii_digit));
+    if shape {
+        Ok(s.to_string())
+    } else {
+        Err("not an RFC 3339 UTC time (2026-11-22T10:00:00Z) or an age (90m, 4h, 2d)".into())
+    }
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn entry(v: &Value, detail: String) -> Entry {
+    let call: Vec<&str> = v["argv"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    Entry {
+        time: str_of(v, "time").to_string(),
+        tool: str_of(v, "tool").to_string(),
+        call: format!("{} {}", str_of(v, "tool"), call.join(" ")),
+        rule: str_of(v, "rule").to_string(),
+        detail,
+    }
+}
+
+fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&str>) -> Report {
+    let mut r = Report {
+        file: file.to_string(),
+        since: since.map(str::to_string),
+        ..Report::default()
+    };
+    for (i, raw) in text.split(|b| *b == b'\n').enumerate() {
+        if raw.is_empty() {
+            continue;
+        }
+        let v: Value = match serde_json::from_slice(raw) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                r.odd.push(format!("line {}: not a JSON decision record", i + 1));
+                continue;
+            }
+        };
+        let time = str_of(&v, "time");
+        if since.is_some_and(|s| time < s) {
+            continue;
+        }
+        r.decisions += 1;
+        let verdict = str_of(&v, "verdict").to_string();
+        *r.by_verdict.entry(verdict.clone()).or_default() += 1;
+        *r.by_tool.entry(str_of(&v, "tool").to_string()).or_default() += 1;
+        *r.by_skill.entry(str_of(&v, "skill").to_string()).or_default() += 1;
+        let effective = v["tier"]["effective"].as_u64();
+        let ceiling = v["tier"]["ceiling"].as_u64();
+        *r.by_tier
+            .entry(effective.map(|t| t.to_string()).unwrap_or_else(|| "?".into()))
+            .or_default() += 1;
+        let first_reason = v["reasons"]
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        match verdict.as_str() {
+            "refuse" | "error" => r.refusals.push(entry(&v, first_reason.clone())),
+            "dry-run" => r.dry_runs.push(entry(&v, String::new())),
+            _ => {}
+        }
+        if let Some(vs) = v["scope"]["violations"].as_array() {
+            for viol in vs {
+                r.scope_violations
+                    .push(entry(&v, format!("{} {}", str_of(viol, "path"), str_of(viol, "why"))));
+            }
+        }
+        if let Some(resets) = v["env_resets"].as_array() {
+            for reset in resets {
+                *r.env_resets
+                    .entry(format!("{} ({})", str_of(reset, "var"), str_of(reset, "action")))
+                    .or_default() += 1;
+            }
+        }
+        if let (Some(e), Some(c)) = (effective, ceiling)
+            && e < c
+        {
+            let asked = v["tier"]["requested"].as_str().unwrap_or("unset");
+            r.tier_lowered
+                .push(entry(&v, format!("tier {e} of ceiling {c} (CLAUDEOPS_TIER={asked})")));
+        }
+        let exe = str_of(&v, "exe");
+        if let Some(want) = expected_exe
+            && !exe.is_empty()
+            && exe != want
+        {
+            r.odd.push(format!("line {}: decided by {exe}, not the installed {want}", i + 1));
+        }
+        for key in ["time", "tool", "verdict", "rule"] {
+            if str_of(&v, key).is_empty() {
+                r.odd.push(format!("line {}: the record has no `{key}`", i + 1));
+            }
+        }
+    }
+    r
+}
+
+fn print_report(r: &Report) {
+    println!(
+        "{}: {} decision(s){}",
+        escape(&r.file),
+        r.decisions,
+        r.since.as_deref().map(|s| format!(" since {s}")).unwrap_or_default()
+    );
+    for (title, map) in [
+        ("verdict", &r.by_verdict),
+        ("tool", &r.by_tool),
+        ("skill", &r.by_skill),
+        ("tier", &r.by_tier),
+    ] {
+        let parts: Vec<String> = map.iter().map(|(k, n)| format!("{} {n}", escape(k))).collect();
+        println!("  by {title:<8} {}", parts.join(", "));
+    }
+    let section = |title: &str, list: &[Entry]| {
+        if list.is_empty() {
+            return;
+        }
+        println!("\n{title} ({}):", list.len());
+        for e in list {
+            println!("  {} {}  [{}] {}", e.time, escape(&e.call), e.rule, escape(&e.detail));
+        }
+    };
+    section("refusals", &r.refusals);
+    section("scope violations", &r.scope_violations);
+    section("dry runs", &r.dry_runs);
+    section("tier lowered by the environment", &r.tier_lowered);
+    if !r.env_resets.is_empty() {
+        println!("\nenvironment resets:");
+        for (k, n) in &r.env_resets {
+            println!("  {} ×{n}", escape(k));
+        }
+    }
+    if !r.odd.is_empty() {
+        println!("\nodd ({}):", r.odd.len());
+        for o in &r.odd {
+            println!("  {}", escape(o));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn since_takes_a_time_or_an_age() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        assert_eq!(parse_since("1h", now).unwrap(), rfc3339(now - Duration::from_secs(3600)));
+        assert_eq!(parse_since("2d", now).unwrap(), rfc3339(now - Duration::from_secs(172_800)));
+        assert_eq!(parse_since("2026-11-22T10:00:00Z", now).unwrap(), "2026-11-22T10:00:00Z");
+        for bad in ["yesterday", "10x", "2026-11-22", "2026-11-22T10:00:00+01:00"] {
+            assert!(parse_since(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn odd_lines_and_other_binaries_are_reported() {
+        let text = b"{\"time\":\"2026-01-01T00:00:00.000000Z\",\"tool\":\"docker\",\"verdict\":\"allow\",\"rule\":\"r\",\"exe\":\"/other\",\"argv\":[\"ps\"],\"tier\":{\"effective\":1,\"ceiling\":2,\"requested\":\"1\"}}\nnot json\n[1]\n";
+        let r = report("f", text, None, Some("/bin/tiershim"));
+        assert_eq!(r.decisions, 1);
+        assert_eq!(
+            r.odd,
+            vec![
+                "line 1: decided by /other, not the installed /bin/tiershim".to_string(),
+                "line 2: not a JSON decision record".to_string(),
+                "line 3: not a JSON decision record".to_string()
+            ]
+        );
+        assert_eq!(r.tier_lowered.len(), 1);
+        assert_eq!(r.tier_lowered[0].detail, "tier 1 of ceiling 2 (CLAUDEOPS_TIER=1)");
+    }
+}
