@@ -23,7 +23,13 @@ const SMOKE_ROUNDS: usize = 3;
 const SCOPE_ROUNDS: usize = 100;
 
 fn cc(out: &Path, src: &Path, extra: &[&str]) {
-    let status = Command::new("cc").args(["-O2", "-o"]).arg(out).arg(src).args(extra).status().expect("cc");
+    let status = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(out)
+        .arg(src)
+        .args(extra)
+        .status()
+        .expect("cc");
     assert!(status.success(), "cc {} failed", src.display());
 }
 
@@ -68,6 +74,8 @@ impl Variant {
     /// One fork+exec+wait; the child's rusage gives its peak memory (before and after exec).
     fn run_once(&mut self) -> Duration {
         let start = Instant::now();
+        // Reaped below with wait4, which also gives its rusage (clippy cannot see that).
+        #[allow(clippy::zombie_processes)]
         let child = self.cmd.spawn().unwrap();
         let mut status = 0;
         // SAFETY: rusage is plain data the kernel fills in; the pid is our own child's.
@@ -183,7 +191,11 @@ fn main() {
     let noop = t.join("noop");
     cc(&noop, &root.join("benches/noop.c"), &["-static"]);
     let tramp = t.join("trampoline");
-    cc(&tramp, &root.join("benches/trampoline.c"), &[&format!("-DTARGET=\"{}\"", noop.display())]);
+    cc(
+        &tramp,
+        &root.join("benches/trampoline.c"),
+        &[&format!("-DTARGET=\"{}\"", noop.display())],
+    );
     let real_git = which("git");
 
     // --- per call: no skill check -------------------------------------------------------------
@@ -192,7 +204,11 @@ fn main() {
         t,
         "logged",
         &gate,
-        &format!("tier: 1\nreal: {{docker: {}}}\naudit_log: {}\n", noop.display(), t.join("audit.jsonl").display()),
+        &format!(
+            "tier: 1\nreal: {{docker: {}}}\naudit_log: {}\n",
+            noop.display(),
+            t.join("audit.jsonl").display()
+        ),
     );
     let cmd = |prog: &Path, args: &[&str]| {
         let mut c = Command::new(prog);
@@ -230,7 +246,10 @@ fn main() {
     let with1000 = scope_tier("scope-1000-skills", &skills1000);
     let pr = |tier: &Path, dir: &Path| {
         let mut c = Command::new(tier.join("gh"));
-        c.args(["pr", "create", "-t", "x", "-b", "y"]).env_clear().env("CLAUDEOPS_TIER", "3").current_dir(dir);
+        c.args(["pr", "create", "-t", "x", "-b", "y"])
+            .env_clear()
+            .env("CLAUDEOPS_TIER", "3")
+            .current_dir(dir);
         c
     };
     let git_diff = |dir: &Path| {
