@@ -11,7 +11,7 @@ use crate::exit::Exit;
 use crate::install::InstallConfig;
 use crate::sanitize::escape;
 use crate::scope::Rules;
-use crate::skill::served::{Scanner, Selection};
+use crate::skill::served::{Meta, Scanner, Selection};
 use crate::skill::{Catalog, Level, Location, Skill, Sources};
 
 #[derive(Debug, clap::Args)]
@@ -311,42 +311,37 @@ fn served_view(ctx: &Context, cmd: Command, c: Common) -> Exit {
     }
 }
 
+fn meta_json(m: &Meta) -> Value {
+    json!({
+        "name": m.name,
+        "file": m.shown,
+        "location": location_json(&m.location),
+        "layout": m.layout,
+        "description": m.description,
+        "tier": m.tier,
+        "deny": m.deny,
+        "allow": m.allow,
+    })
+}
+
 fn served_list(scanner: &Scanner, as_json: bool) -> Exit {
     let served = &scanner.served;
     if as_json {
         let mut rows = Vec::new();
         for e in &served.entries {
-            let (deny, allow) = patterns(&e.skill);
-            rows.push(json!({
-                "name": e.skill.name,
-                "file": e.skill.shown,
-                "location": location_json(&e.skill.location),
-                "layout": e.skill.layout,
-                "description": e.skill.description(),
-                "tier": e.skill.parsed.tier.map(|t| t.tier),
-                "tier_required": e.tier_required,
-                "deny": deny,
-                "allow": allow,
-                "served": true,
-                "shadows": e.shadows,
-                "shadowed_by": Value::Null,
-            }));
+            let mut v = meta_json(&e.meta);
+            v["tier_required"] = json!(e.tier_required);
+            v["served"] = json!(true);
+            v["shadows"] = json!(e.shadows);
+            v["shadowed_by"] = Value::Null;
+            rows.push(v);
         }
-        for (s, by) in &served.shadowed {
-            let (deny, allow) = patterns(s);
-            rows.push(json!({
-                "name": s.name,
-                "file": s.shown,
-                "location": location_json(&s.location),
-                "layout": s.layout,
-                "description": s.description(),
-                "tier": s.parsed.tier.map(|t| t.tier),
-                "deny": deny,
-                "allow": allow,
-                "served": false,
-                "shadows": [],
-                "shadowed_by": by,
-            }));
+        for (m, by) in &served.shadowed {
+            let mut v = meta_json(m);
+            v["served"] = json!(false);
+            v["shadows"] = json!([]);
+            v["shadowed_by"] = json!(by);
+            rows.push(v);
         }
         println!("{}", json!({"skills": rows, "problems": served.problems}));
         return Exit::Ok;
@@ -358,8 +353,8 @@ fn served_list(scanner: &Scanner, as_json: bool) -> Exit {
             "{:<22} {:<5} {:<30}  {}",
             escape(e.id()),
             tier,
-            escape(&e.skill.location.to_string()),
-            escape(&e.skill.shown)
+            escape(&e.meta.location.to_string()),
+            escape(&e.meta.shown)
         );
         for f in &e.shadows {
             println!("{:<22} shadows {}", "", escape(f));

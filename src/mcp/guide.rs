@@ -31,7 +31,7 @@ pub fn available_skills_xml(served: &Served, session: &Session) -> String {
     for e in &served.entries {
         out.push_str("<skill>\n");
         out.push_str(&format!("<name>{}</name>\n", xml_escape(e.id())));
-        out.push_str(&format!("<description>{}</description>\n", xml_escape(&e.skill.description())));
+        out.push_str(&format!("<description>{}</description>\n", xml_escape(&e.meta.description)));
         if let (false, Some(t)) = (e.available(session), e.tier_required) {
             out.push_str(&format!("<requires_tier>{t}</requires_tier>\n<available>false</available>\n"));
         }
@@ -47,7 +47,7 @@ fn plain_list(served: &Served, session: &Session) -> String {
     }
     let mut out = String::new();
     for e in &served.entries {
-        out.push_str(&format!("- {}: {}", e.id(), e.skill.description()));
+        out.push_str(&format!("- {}: {}", e.id(), e.meta.description));
         if let (false, Some(t)) = (e.available(session), e.tier_required) {
             out.push_str(&format!(" (requires tier {t}; not available at tier {})", session.tier));
         }

@@ -54,7 +54,7 @@ fn listing(served: &Served, session: &Session) -> Vec<(String, String, bool)> {
     served
         .entries
         .iter()
-        .map(|e| (e.id().to_string(), e.skill.description(), e.available(session)))
+        .map(|e| (e.id().to_string(), e.meta.description.clone(), e.available(session)))
         .collect()
 }
 
@@ -181,20 +181,33 @@ fn warn_new(state: &mut State) {
 fn entry_json(e: &Entry, session: &Session) -> Value {
     json!({
         "id": e.id(),
-        "name": e.display_name(),
-        "description": e.skill.description(),
-        "location": e.skill.location.to_string(),
+        "name": e.meta.display_name,
+        "description": e.meta.description,
+        "location": e.meta.location.to_string(),
         "tier_required": e.tier_required,
         "available": e.available(session),
     })
 }
 
 /// The body, under the escalation line when the skill is above the session's tier.
-fn content(e: &Entry, session: &Session) -> String {
+fn content(e: &Entry, body: &str, session: &Session) -> String {
     match guide::escalation_line(e, session) {
-        Some(line) => format!("{line}\n\n{}", e.skill.body()),
-        None => e.skill.body().to_string(),
+        Some(line) => format!("{line}\n\n{body}"),
+        None => body.to_string(),
     }
+}
+
+/// The skill's text, read again now; a file that vanished or broke since the listing is a
+/// tool error that says so.
+fn load(e: &Entry) -> Result<crate::skill::Skill, CallToolResult> {
+    e.load().map_err(|p| {
+        text_error(format!(
+            "Skill {} cannot be loaded: {}: {}",
+            e.id(),
+            escape(&p.path),
+            escape(&p.message)
+        ))
+    })
 }
 
 fn text_error(msg: String) -> CallToolResult {
@@ -238,20 +251,23 @@ fn call(req: &CallToolRequestParams, served: &Served, session: &Session) -> Resu
                 Err(why) => text_error(format!("Invalid skill id: {why}.")),
                 Ok(()) => match served.find(id) {
                     None => not_found(served, id),
-                    Some(e) => {
-                        let v = json!({
-                            "id": e.id(),
-                            "path": e.path(),
-                            "name": e.display_name(),
-                            "description": e.skill.description(),
-                            "content": content(e, session),
-                            "tier_required": e.tier_required,
-                            "available": e.available(session),
-                        });
-                        let mut r = CallToolResult::success(vec![ContentBlock::text(serde_json::to_string_pretty(&v).unwrap_or_default())]);
-                        r.structured_content = Some(v);
-                        r
-                    }
+                    Some(e) => match load(e) {
+                        Err(r) => r,
+                        Ok(skill) => {
+                            let v = json!({
+                                "id": e.id(),
+                                "path": e.path(),
+                                "name": e.meta.display_name,
+                                "description": e.meta.description,
+                                "content": content(e, skill.body(), session),
+                                "tier_required": e.tier_required,
+                                "available": e.available(session),
+                            });
+                            let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
+                            r.structured_content = Some(v);
+                            r
+                        }
+                    },
                 },
             },
         }),
@@ -262,17 +278,20 @@ fn call(req: &CallToolRequestParams, served: &Served, session: &Session) -> Resu
                 Err(why) => text_error(format!("Invalid skill name: {why}.\n\n{}", available_list(served))),
                 Ok(()) => match served.find(name) {
                     None => not_found(served, name),
-                    Some(e) => {
-                        let base = e
-                            .base
-                            .as_ref()
-                            .map(|b| b.display().to_string())
-                            .unwrap_or_else(|| "(built into tiershim; it has no files beside it)".into());
-                        // The escalation line, when there is one, comes first.
-                        let first = guide::escalation_line(e, session).map(|l| l + "\n").unwrap_or_default();
-                        let text = format!("{first}Loading: {}\nBase directory: {base}\n\n{}", e.id(), e.skill.body());
-                        CallToolResult::success(vec![ContentBlock::text(text)])
-                    }
+                    Some(e) => match load(e) {
+                        Err(r) => r,
+                        Ok(skill) => {
+                            let base = e
+                                .base
+                                .as_ref()
+                                .map(|b| b.display().to_string())
+                                .unwrap_or_else(|| "(built into tiershim; it has no files beside it)".into());
+                            // The escalation line, when there is one, comes first.
+                            let first = guide::escalation_line(e, session).map(|l| l + "\n").unwrap_or_default();
+                            let text = format!("{first}Loading: {}\nBase directory: {base}\n\n{}", e.id(), skill.body());
+                            CallToolResult::success(vec![ContentBlock::text(text)])
+                        }
+                    },
                 },
             },
         }),

@@ -15,7 +15,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Candidate, Location, Need, Problem, Skill, Sources};
+use super::{Candidate, Layout, Location, Need, Problem, Skill, Sources};
 
 /// The longest skill name a client may ask for, in bytes.
 pub const MAX_NAME: usize = 256;
@@ -120,11 +120,56 @@ impl Session {
     }
 }
 
+/// What is kept of a skill between requests: what listings and lookups need, not its text.
+/// The text is read again, one file, when the skill is loaded, so memory does not grow with the
+/// size of the skills.
+#[derive(Debug, Clone)]
+pub struct Meta {
+    /// The id: the file name without `.md`, or the directory of a `SKILL.md`.
+    pub name: String,
+    /// The frontmatter `name`, else the title without `Skill:`, else the id.
+    pub display_name: String,
+    pub description: String,
+    /// This copy's own Tier Requirement.
+    pub tier: Option<u8>,
+    /// The path shown to people.
+    pub shown: String,
+    pub location: Location,
+    pub layout: Layout,
+    pub deny: Vec<String>,
+    pub allow: Option<Vec<String>>,
+}
+
+impl Meta {
+    pub fn of(s: &Skill) -> Meta {
+        let fm = s.parsed.frontmatter.as_ref().and_then(|f| f.name.clone());
+        let title = s.parsed.title.as_ref().map(|t| {
+            let t = t.trim();
+            match t.get(..6) {
+                Some(p) if p.eq_ignore_ascii_case("skill:") => t[6..].trim().to_string(),
+                _ => t.to_string(),
+            }
+        });
+        Meta {
+            name: s.name.clone(),
+            display_name: fm.or(title).filter(|n| !n.trim().is_empty()).unwrap_or_else(|| s.name.clone()),
+            description: s.description(),
+            tier: s.parsed.tier.map(|t| t.tier),
+            shown: s.shown.clone(),
+            location: s.location.clone(),
+            layout: s.layout,
+            deny: s.parsed.deny.iter().map(|p| p.text.clone()).collect(),
+            allow: s.parsed.allow.as_ref().map(|a| a.iter().map(|p| p.text.clone()).collect()),
+        }
+    }
+}
+
 /// One served skill: the copy that won, and what it stands for.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    /// Shared with the re-scan cache: one copy of each file's text in memory.
-    pub skill: Arc<Skill>,
+    /// Shared with the re-scan cache.
+    pub meta: Arc<Meta>,
+    candidate: Candidate,
     /// The skill file, absolute; `None` for the embedded copy.
     pub file: Option<PathBuf>,
     /// The directory that holds the skill's `references/`, `scripts/` and `assets/`.
@@ -137,25 +182,9 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The id clients pass to `get_skill` and `skill`: the file name without `.md`, or the
-    /// directory of a `SKILL.md`.
+    /// The id clients pass to `get_skill` and `skill`.
     pub fn id(&self) -> &str {
-        &self.skill.name
-    }
-
-    /// The name people read: the frontmatter `name`, else the title without `Skill:`, else the id.
-    pub fn display_name(&self) -> String {
-        let fm = self.skill.parsed.frontmatter.as_ref().and_then(|f| f.name.clone());
-        let title = self.skill.parsed.title.as_ref().map(|t| {
-            let t = t.trim();
-            match t.get(..6) {
-                Some(p) if p.eq_ignore_ascii_case("skill:") => t[6..].trim().to_string(),
-                _ => t.to_string(),
-            }
-        });
-        fm.or(title)
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| self.skill.name.clone())
+        &self.meta.name
     }
 
     pub fn available(&self, session: &Session) -> bool {
@@ -166,7 +195,21 @@ impl Entry {
     pub fn path(&self) -> String {
         match &self.file {
             Some(f) => f.display().to_string(),
-            None => self.skill.shown.clone(),
+            None => self.meta.shown.clone(),
+        }
+    }
+
+    /// Read and parse this skill's file again, for its text. The caller has just taken the
+    /// fingerprint, so this is the file the listing describes; if it changed in between, or now
+    /// has an error, that is the answer.
+    pub fn load(&self) -> Result<Skill, Problem> {
+        let skill = super::load(&self.candidate, Need::All)?;
+        match skill.error() {
+            Some(err) => Err(Problem {
+                path: skill.shown.clone(),
+                message: err.to_string(),
+            }),
+            None => Ok(skill),
         }
     }
 }
@@ -177,7 +220,7 @@ pub struct Served {
     /// The copy that wins for each name, sorted by id.
     pub entries: Vec<Entry>,
     /// Every other copy: (the copy, the file of the copy that shadows it).
-    pub shadowed: Vec<(Arc<Skill>, String)>,
+    pub shadowed: Vec<(Arc<Meta>, String)>,
     /// Files that were skipped, and directories that could not be read, with the reason.
     pub problems: Vec<Problem>,
 }
@@ -271,7 +314,7 @@ pub fn fingerprint(dirs: &[SourceDir]) -> Fingerprint {
 pub struct Scanner {
     pub selection: Selection,
     fingerprint: Option<Fingerprint>,
-    cache: HashMap<PathBuf, (Stamp, Arc<Skill>)>,
+    cache: HashMap<PathBuf, (Stamp, Arc<Meta>)>,
     pub served: Served,
 }
 
@@ -300,21 +343,32 @@ impl Scanner {
         true
     }
 
-    fn load(&mut self, c: &Candidate) -> Result<Arc<Skill>, Problem> {
-        let Some(file) = c.file() else {
-            return super::load(c, Need::All).map(Arc::new);
-        };
-        let stamp = Stamp::of(file);
-        if let (Some(st), Some((cached, skill))) = (stamp, self.cache.get(file))
+    /// The metadata of a candidate: from the cache when its stamp is unchanged, else read and
+    /// parsed. A skill with an error-level finding is a problem, not a skill.
+    fn meta(&mut self, c: &Candidate) -> Result<Arc<Meta>, Problem> {
+        let file = c.file().map(Path::to_path_buf);
+        let stamp = file.as_deref().and_then(Stamp::of);
+        if let (Some(f), Some(st)) = (&file, stamp)
+            && let Some((cached, meta)) = self.cache.get(f)
             && *cached == st
         {
-            return Ok(Arc::clone(skill));
+            return Ok(Arc::clone(meta));
         }
-        let skill = Arc::new(super::load(c, Need::All)?);
-        if let Some(st) = stamp {
-            self.cache.insert(file.to_path_buf(), (st, Arc::clone(&skill)));
+        let skill = super::load(c, Need::All).map_err(|p| Problem {
+            path: p.path,
+            message: format!("{}; skipped", p.message),
+        })?;
+        if let Some(err) = skill.error() {
+            return Err(Problem {
+                path: skill.shown.clone(),
+                message: format!("{err}; skipped"),
+            });
         }
-        Ok(skill)
+        let meta = Arc::new(Meta::of(&skill));
+        if let (Some(f), Some(st)) = (file, stamp) {
+            self.cache.insert(f, (st, Arc::clone(&meta)));
+        }
+        Ok(meta)
     }
 
     fn scan(&mut self, dirs: &[SourceDir]) -> Served {
@@ -343,41 +397,31 @@ impl Scanner {
                 if let Some(f) = c.file() {
                     seen_files.insert(f.to_path_buf());
                 }
-                let skill = match self.load(&c) {
-                    Ok(s) => s,
+                let meta = match self.meta(&c) {
+                    Ok(m) => m,
                     Err(p) => {
-                        served.problems.push(Problem {
-                            path: p.path,
-                            message: format!("{}; skipped", p.message),
-                        });
+                        served.problems.push(p);
                         continue;
                     }
                 };
-                if let Some(err) = skill.error() {
-                    served.problems.push(Problem {
-                        path: skill.shown.clone(),
-                        message: format!("{err}; skipped"),
-                    });
-                    continue;
-                }
-                let tier = skill.parsed.tier.map(|t| t.tier);
-                match by_id.get(&skill.name) {
+                match by_id.get(&meta.name) {
                     Some(&i) => {
                         let winner = &mut served.entries[i];
-                        winner.tier_required = winner.tier_required.max(tier);
-                        winner.shadows.push(skill.shown.clone());
-                        served.shadowed.push((skill, winner.skill.shown.clone()));
+                        winner.tier_required = winner.tier_required.max(meta.tier);
+                        winner.shadows.push(meta.shown.clone());
+                        served.shadowed.push((meta, winner.meta.shown.clone()));
                     }
                     None => {
                         // Absolute: every source directory is (the caller makes it so).
                         let file = c.file().map(Path::to_path_buf);
                         let base = file.as_ref().and_then(|f| f.parent().map(Path::to_path_buf));
-                        by_id.insert(skill.name.clone(), served.entries.len());
+                        by_id.insert(meta.name.clone(), served.entries.len());
                         served.entries.push(Entry {
-                            skill,
+                            tier_required: meta.tier,
+                            meta,
+                            candidate: c,
                             file,
                             base,
-                            tier_required: tier,
                             shadows: Vec::new(),
                         });
                     }
@@ -467,7 +511,8 @@ mod tests {
         let ids: Vec<&str> = s.served.entries.iter().map(Entry::id).collect();
         assert_eq!(ids, vec!["deploy", "other"]);
         let deploy = &s.served.entries[0];
-        assert_eq!(deploy.skill.description(), "Near copy.");
+        assert_eq!(deploy.meta.description, "Near copy.");
+        assert_eq!(deploy.load().unwrap().body(), "# Skill: near\n\n## Purpose\n\nNear copy.\n");
         assert_eq!(deploy.tier_required, Some(3));
         assert_eq!(deploy.shadows, vec![b.join("deploy/SKILL.md").display().to_string()]);
         assert_eq!(s.served.shadowed.len(), 1);
@@ -535,7 +580,7 @@ mod tests {
         assert!(!s.refresh());
         write(&t.path().join("a.md"), "# Skill: a, longer now\n");
         assert!(s.refresh());
-        assert_eq!(s.served.entries[0].display_name(), "a, longer now");
+        assert_eq!(s.served.entries[0].meta.display_name, "a, longer now");
     }
 
     #[test]
