@@ -179,7 +179,8 @@ fn main() {
                 let t = Instant::now();
                 let r = server.request("tools/call", json!({"name": "list_skills", "arguments": {}}));
                 let took = t.elapsed();
-                assert_eq!(r["structuredContent"]["skills"].as_array().unwrap().len(), n);
+                let rows: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+                assert_eq!(rows.as_array().unwrap().len(), n);
                 took
             })
             .collect();

@@ -91,6 +91,11 @@ impl Session {
             .as_str()
             .unwrap_or_else(|| panic!("step {i}: {}", self.result(i)))
     }
+    /// The skills a `list_skills` step returned (its text is the JSON array).
+    fn listed(&self, i: usize) -> Vec<Value> {
+        assert_eq!(self.result(i)["structured"], Value::Null);
+        serde_json::from_str(self.text(i)).unwrap()
+    }
     fn is_error(&self, i: usize) -> bool {
         self.result(i)["is_error"].as_bool().unwrap()
     }
@@ -224,9 +229,8 @@ fn the_first_directory_wins_for_a_duplicate_name_project_before_global() {
         "initialize",
         vec![call("list_skills", json!({})), skill("deploy")],
     );
-    let rows: Vec<(String, String, String, Value)> = s.result(0)["structured"]["skills"]
-        .as_array()
-        .unwrap()
+    let rows: Vec<(String, String, String, Value)> = s
+        .listed(0)
         .iter()
         .map(|r| {
             (
@@ -344,7 +348,7 @@ fn a_missing_skills_directory_is_reported_and_the_others_are_served() {
     // With no directory at all (the conventional ones do not exist here), the server still
     // starts and says there is nothing.
     let s = drive(&fx, &[], vec![call("list_skills", json!({})), skill("x")]);
-    assert_eq!(s.result(0)["structured"], json!({"skills": []}));
+    assert_eq!(s.listed(0), Vec::<Value>::new());
     assert_eq!(s.text(1), "Skill not found: x\n\nNo skills are available.");
     assert_eq!(s.stderr, "tiershim mcp: CLAUDEOPS_TIER is unset, so tier 1\n");
 }
@@ -375,12 +379,7 @@ fn a_skill_missing_a_required_frontmatter_field_is_skipped_with_a_warning() {
     let noname = fx.write("skills/noname/SKILL.md", "---\ndescription: Has no name.\n---\n");
     let dir = fx.s("skills");
     let s = drive(&fx, &["--skills-dir", &dir], vec![call("list_skills", json!({}))]);
-    let ids: Vec<&str> = s.result(0)["structured"]["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<String> = s.listed(0).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
     assert_eq!(ids, vec!["deploy"]);
     for (file, why) in [
         (&nodesc, "frontmatter has no `description`"),
@@ -445,17 +444,14 @@ fn list_skills_then_get_skill_gives_each_skill_with_its_absolute_path_and_tier()
         ],
     );
     assert_eq!(
-        s.result(0)["structured"],
-        json!({"skills": [
+        json!(s.listed(0)),
+        json!([
             {"id": "deploy", "name": "deploy", "description": "Deploy a service with its script.",
              "location": "baseline", "tier_required": null, "available": true},
             {"id": "restart", "name": "Restart containers", "description": "Restart a container that stopped answering.",
              "location": "baseline", "tier_required": 2, "available": true},
-        ]})
+        ])
     );
-    // The text content is the same list, for clients that read only text.
-    let text: Value = serde_json::from_str(s.text(0)).unwrap();
-    assert_eq!(text, s.result(0)["structured"]["skills"]);
     let deploy = &s.result(1)["structured"];
     assert_eq!(
         deploy,
@@ -488,7 +484,7 @@ fn a_skill_above_the_session_tier_is_unavailable_and_loads_under_an_escalation_l
             json!({"op": "skill_xml"}),
         ],
     );
-    let restart = &s.result(0)["structured"]["skills"][1];
+    let restart = &s.listed(0)[1];
     assert_eq!((&restart["tier_required"], &restart["available"]), (&json!(2), &json!(false)));
     let escalate = "ESCALATE: skill restart requires tier 2 and this session is tier 1; the gate will refuse its commands. Read it for reference only, and hand the task to a tier 2 agent or an operator.";
     assert_eq!(
@@ -659,14 +655,7 @@ fn adding_a_skill_sends_tools_list_changed_and_the_new_skill_is_listed() {
     };
     for protocol in ["initialize", "stateless"] {
         let s = drive_with(&fx, mcp_cmd(&["--skills-dir", &dir]), &[], protocol, steps());
-        let ids = |i: usize| -> Vec<String> {
-            s.result(i)["structured"]["skills"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["id"].as_str().unwrap().to_string())
-                .collect()
-        };
+        let ids = |i: usize| -> Vec<String> { s.listed(i).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect() };
         assert_eq!(ids(0), vec!["deploy"], "{protocol}");
         assert_eq!(ids(2), vec!["backup", "deploy"], "{protocol}");
         assert_eq!(s.result(3), &json!({"list_changed": 1}), "{protocol}");
@@ -724,7 +713,8 @@ fn the_mcp_inspector_lists_and_calls_the_tools_and_gets_the_prompt() {
         "Skill not found: nope\n\nAvailable skills: deploy, restart"
     );
     let listed = inspect(&fx, &dir, &["tools/call", "--tool-name", "list_skills"]);
-    assert_eq!(listed["structuredContent"]["skills"][1]["available"], false);
+    let rows: Value = serde_json::from_str(listed["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(rows[1]["available"], false);
     let prompt = inspect(&fx, &dir, &["prompts/get", "--prompt-name", "init-skills"]);
     assert!(
         prompt["messages"][0]["content"]["text"].as_str().unwrap().starts_with("# Skills\n"),
