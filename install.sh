@@ -1,100 +1,394 @@
 #!/bin/sh
 # Lay out a tiershim installation:
-#   <prefix>/bin/tiershim
-#   <prefix>/lib/tiershim/tier<N>/{gh,tea,docker,psql,curl,git -> ../../../bin/tiershim, tiershim.yaml}
+#   <prefix>/bin/tiershim                      the gate and admin CLI
+#   <prefix>/bin/rbash-tier<N>                 the restricted shell of tier N (CLAUDE_CODE_SHELL)
+#   <prefix>/lib/tiershim/tier<N>/             the agent's whole PATH at tier N:
+#       gh, tea, docker, psql, mysql, … -> ../../../bin/tiershim   (the gated tools, from shims/tools)
+#       cat, ls, grep, …   -> /usr/bin/…              (vetted passthrough tools, shims/passthrough)
+#       tiershim.yaml                                 (ceiling N, real tools, audit log, pinned env)
+#       profile                                       (the rbash profile, from shims/profile)
+#   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
+#   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
-# POSIX sh, idempotent, no network. Re-running converges: links and tiershim.yaml are rewritten,
-# nothing else is touched.
+# POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
+# (files whose content is unchanged are left alone) and what it wrote before but would not write
+# now is removed. It never deletes or overwrites anything it did not create: every path it
+# creates is recorded in <prefix>/lib/tiershim/.install-manifest, and a path that exists but is
+# not recorded there stops the install before anything is changed.
 set -eu
 
 usage() {
     cat <<'USAGE'
-usage: install.sh --prefix DIR [--binary FILE] [--real-dir DIR]... [--audit-log FILE] [--tiers 1,2,3] [--dry-run-pin]
+usage: install.sh --prefix DIR [options]
 
-  --prefix DIR      where to install (required)
-  --binary FILE     the tiershim binary to install (default: build it with cargo)
-  --real-dir DIR    a directory holding the real tools, searched first (repeatable);
-                    otherwise each real tool is looked up on the current PATH
-  --audit-log FILE  the JSONL audit log every tier appends to
-  --tiers LIST      which tier directories to write (default 1,2,3)
-  --dry-run-pin     pin dry-run on in every tier's tiershim.yaml
+  --prefix DIR       where to install (required); letters, digits and . _ / + - only
+  --binary FILE      the tiershim binary to install (default: build it with cargo)
+  --real-dir DIR     a directory holding the real tools, searched first (repeatable);
+                     otherwise each real tool is looked up on the current PATH
+  --audit-log FILE   the JSONL audit log every tier appends to
+  --skills DIR       the baseline skills directory (default: the shipped skills, installed
+                     into <prefix>/lib/tiershim/skills)
+  --repos DIR        the directory holding the repositories; each
+                     <repos>/<repo>/.claude-ops/skills/ adds that repository's skills
+  --policy DIR       an override policy directory (default: the embedded policy)
+  --env NAME=VALUE   pin a hardened variable in every tier's tiershim.yaml (repeatable)
+  --tiers LIST       which tier directories to write (default 1,2,3)
+  --dry-run-pin      pin dry-run on in every tier's tiershim.yaml
+  --harden           (root only) create group tiershim, copy the real tools into
+                     <prefix>/lib/tiershim/real (0710 root:tiershim), take "others" access
+                     off the originals, install tiershim setgid tiershim, make everything
+                     root-owned, and create the audit log root:tiershim 0660
+  --group NAME       the group --harden uses (default tiershim)
 USAGE
 }
 
-prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin=
+die() { echo "install.sh: $*" >&2; exit 1; }
+bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
+
+nl='
+'
+prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos=
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix) prefix=${2:?--prefix needs a value}; shift 2 ;;
-        --prefix=*) prefix=${1#*=}; shift ;;
-        --binary) binary=${2:?--binary needs a value}; shift 2 ;;
-        --binary=*) binary=${1#*=}; shift ;;
-        --real-dir) real_dirs="$real_dirs ${2:?--real-dir needs a value}"; shift 2 ;;
-        --real-dir=*) real_dirs="$real_dirs ${1#*=}"; shift ;;
-        --audit-log) audit=${2:?--audit-log needs a value}; shift 2 ;;
-        --audit-log=*) audit=${1#*=}; shift ;;
-        --tiers) tiers=${2:?--tiers needs a value}; shift 2 ;;
-        --tiers=*) tiers=${1#*=}; shift ;;
-        --dry-run-pin) dry_pin=1; shift ;;
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos)
+            [ $# -ge 2 ] || bad_usage "$1 needs a value"
+            opt=$1 val=$2; shift 2 ;;
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*)
+            opt=${1%%=*} val=${1#*=}; shift ;;
+        --dry-run-pin) dry_pin=1; shift; continue ;;
+        --harden) harden=1; shift; continue ;;
         -h|--help) usage; exit 0 ;;
-        --skills|--repos|--harden|--skills=*|--repos=*)
-            echo "install.sh: $1 is not supported by this version yet (skills, path scope and hardening are not built)" >&2; exit 2 ;;
-        *) echo "install.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+        *) bad_usage "unknown argument $1" ;;
+    esac
+    case $opt in
+        --prefix) prefix=$val ;;
+        --binary) binary=$val ;;
+        --real-dir) real_dirs="$real_dirs$nl$val" ;;
+        --audit-log) audit=$val ;;
+        --policy) policy=$val ;;
+        --env) envs="$envs$nl$val" ;;
+        --tiers) tiers=$val ;;
+        --group) group=$val ;;
+        --skills) skills=$val ;;
+        --repos) repos=$val ;;
     esac
 done
-[ -n "$prefix" ] || { usage >&2; exit 2; }
+[ -n "$prefix" ] || bad_usage "--prefix is required"
 
 here=$(cd "$(dirname "$0")" && pwd)
-case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$(pwd)" "$1" ;; esac; }
+prefix=$(abs "$prefix")
+prefix=${prefix%/}
+# The prefix ends up in the agent's PATH and in its profile: a colon, quote or space would break
+# one or the other.
+case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, digits and . _ / + - only" ;; esac
+[ -z "$audit" ] || audit=$(abs "$audit")
+[ -z "$policy" ] || policy=$(abs "$policy")
+[ -z "$skills" ] || skills=$(abs "$skills")
+[ -z "$repos" ] || repos=$(abs "$repos")
+[ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
+[ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
+for n in $(echo "$tiers" | tr ',' ' '); do
+    case $n in 1|2|3) ;; *) bad_usage "tier $n is not 1, 2 or 3" ;; esac
+done
+case $group in ''|*[!a-z0-9_-]*) bad_usage "--group $group: use lower-case letters, digits, _ and - only" ;; esac
+old_ifs=$IFS; IFS=$nl
+for kv in $envs; do
+    case $kv in
+        [A-Za-z_]*=*) name=${kv%%=*}; case $name in *[!A-Za-z0-9_]*) bad_usage "--env $kv: $name is not a variable name" ;; esac ;;
+        *) bad_usage "--env $kv: not NAME=VALUE" ;;
+    esac
+done
+IFS=$old_ifs
+if [ -n "$harden" ] && [ "$(id -u)" != 0 ]; then
+    bad_usage "--harden must run as root (it creates a group and changes ownership)"
+fi
+
 if [ -z "$binary" ]; then
     (cd "$here" && cargo build --release --quiet)
-    binary=$(cd "$here" && ls target/*/release/tiershim 2>/dev/null | head -n 1)
+    binary=$(cd "$here" && ls target/*/release/tiershim target/release/tiershim 2>/dev/null | head -n 1)
+    [ -n "$binary" ] || die "cargo built no tiershim binary under $here/target"
     binary=$here/$binary
 fi
-[ -x "$binary" ] || { echo "install.sh: no tiershim binary at $binary" >&2; exit 1; }
+binary=$(abs "$binary")
+[ -f "$binary" ] && [ -x "$binary" ] || die "no tiershim binary at $binary"
 
-umask 022
-mkdir -p "$prefix/bin" "$prefix/lib/tiershim"
-# Copy to a temporary name and rename, so a running gate never sees a half-written binary.
-cp "$binary" "$prefix/bin/.tiershim.new"
-chmod 0755 "$prefix/bin/.tiershim.new"
-mv -f "$prefix/bin/.tiershim.new" "$prefix/bin/tiershim"
+# Refuse a passthrough list holding a program that can run programs or write files, before
+# anything is linked.
+if ! out=$("$binary" policy check --passthrough "$here/shims/passthrough" 2>&1); then
+    printf '%s\n' "$out" >&2
+    die "shims/passthrough or the policy does not pass \`tiershim policy check\`; nothing was installed"
+fi
 
-tools=$(grep -v '^#' "$here/shims/tools" | grep -v '^$')
+tools=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/shims/tools")
+lib=$prefix/lib/tiershim
+manifest=$lib/.install-manifest
+old_manifest=
+[ -f "$manifest" ] && old_manifest=$(cat "$manifest")
+new_manifest=
 
-# Find a real tool: the --real-dir directories first, then PATH, never a tiershim link.
+# Membership tests without a process per path: the list is wrapped in newlines.
+in_list() { case "$nl$2$nl" in *"$nl$1$nl"*) return 0 ;; esac; return 1; }
+in_old() { in_list "$1" "$old_manifest"; }
+# Record a path as ours. A path that exists and was not ours stops the install.
+claim() {
+    if { [ -e "$1" ] || [ -L "$1" ]; } && ! in_old "$1"; then
+        if [ -d "$1" ] && [ ! -L "$1" ]; then
+            return 0 # an existing directory is used, never removed
+        fi
+        die "$1 exists and was not made by install.sh; move it away and re-run (nothing was changed)"
+    fi
+    new_manifest="$new_manifest$1$nl"
+}
+
+# Find a real tool: the --real-dir directories first, then PATH; never a tiershim link.
 find_real() {
-    for d in $real_dirs $(echo "$PATH" | tr ':' ' '); do
-        case $d in "$prefix"/*) continue ;; esac
-        if [ -x "$d/$1" ] && [ ! -d "$d/$1" ]; then
-            if ! cmp -s "$d/$1" "$prefix/bin/tiershim"; then
-                echo "$d/$1"
-                return 0
-            fi
+    IFS=$nl
+    for d in $real_dirs $(printf '%s\n' "$PATH" | tr ':' '\n'); do
+        IFS=$old_ifs
+        case $d in ''|"$prefix"|"$prefix"/*) continue ;; esac
+        if [ -f "$d/$1" ] && [ -x "$d/$1" ] && ! cmp -s "$d/$1" "$binary"; then
+            printf '%s\n' "$d/$1"
+            return 0
         fi
     done
+    IFS=$old_ifs
     return 1
 }
 
+# The passthrough tools, each found in the system directories only (not the caller's PATH):
+# one `NAME TIERS PATH` line per tool that is installed.
+passthrough=
+while read -r name ptiers _; do
+    case $name in ''|'#'*) continue ;; esac
+    found=
+    for d in /usr/local/bin /usr/bin /bin /usr/local/sbin /usr/sbin /sbin; do
+        if [ -f "$d/$name" ] && [ -x "$d/$name" ]; then found=$d/$name; break; fi
+    done
+    if [ -n "$found" ]; then
+        passthrough="$passthrough$name $ptiers $found$nl"
+    else
+        echo "install.sh: passthrough $name is not installed; the tiers go without it" >&2
+    fi
+done < "$here/shims/passthrough"
+
+# What --harden copies for a tool: the file itself, except Debian's psql, which is a link to
+# the pg_wrapper Perl script. pg_wrapper picks the program from its own name ($0), which is
+# /dev/fd/N when the gate executes it from an open descriptor, and then runs the real psql
+# from a directory the agent can reach; so the newest real psql is copied instead.
+harden_source() {
+    src=$(readlink -f "$1")
+    if [ "$2" = psql ] && [ "${src##*/}" = pg_wrapper ]; then
+        newest=$(ls -d /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -n 1)
+        [ -n "$newest" ] && src=$newest
+    fi
+    printf '%s\n' "$src"
+}
+
+# Single-quoted YAML scalar.
+yq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"; }
+
+# Put $1 (a temporary file) at $2 unless $2 already has the same content and mode.
+place() {
+    if [ -f "$2" ] && [ ! -L "$2" ] && cmp -s "$1" "$2" \
+        && [ "$(stat -c %a:%u:%g "$1")" = "$(stat -c %a:%u:%g "$2")" ]; then
+        rm -f "$1"
+    else
+        mv -f "$1" "$2"
+    fi
+}
+
+# A symlink $2 -> $1, rewritten only when it points elsewhere.
+link() {
+    if [ -L "$2" ] && [ "$(readlink "$2")" = "$1" ]; then return 0; fi
+    ln -sfn "$1" "$2"
+}
+
+# Every path this run will write, checked before anything changes.
+claim "$prefix/bin/tiershim"
 for n in $(echo "$tiers" | tr ',' ' '); do
-    case $n in 1|2|3) ;; *) echo "install.sh: tier $n is not 1, 2 or 3" >&2; exit 2 ;; esac
-    dir=$prefix/lib/tiershim/tier$n
+    claim "$prefix/bin/rbash-tier$n"
+    claim "$lib/tier$n"
+    for t in $tools; do claim "$lib/tier$n/$t"; done
+    while read -r name ptiers _; do
+        [ -n "$name" ] || continue
+        case ",$ptiers," in *",$n,"*) claim "$lib/tier$n/$name" ;; esac
+    done <<EOF
+$passthrough
+EOF
+    claim "$lib/tier$n/tiershim.yaml"
+    claim "$lib/tier$n/profile"
+done
+# The shipped skills (unless --skills names another baseline): every file under skills/.
+shipped_skills=
+if [ -z "$skills" ] && [ -d "$here/skills" ]; then
+    claim "$lib/skills"
+    shipped_skills=$(cd "$here/skills" && find . -mindepth 1 | sed 's|^\./||' | sort)
+    IFS=$nl
+    for f in $shipped_skills; do claim "$lib/skills/$f"; done
+    IFS=$old_ifs
+    skills=$lib/skills
+fi
+if [ -n "$harden" ]; then
+    claim "$lib/real"
+    for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
+    # real/ORIGINAL-MODES is not claimed: it records system files' modes and is never removed.
+fi
+
+umask 022
+mkdir -p "$prefix/bin" "$lib"
+if [ -n "$harden" ]; then
+    chown root:root "$prefix/bin" "$lib"
+    chmod go-w "$prefix/bin" "$lib"
+    getent group "$group" >/dev/null 2>&1 || groupadd --system "$group" || die "cannot create group $group"
+fi
+
+# The binary: copied under a temporary name and renamed, so a running gate never sees a
+# half-written file. Hardened, it is setgid the group (chown first: chown clears set-id bits).
+cp "$binary" "$prefix/bin/.tiershim.new"
+if [ -n "$harden" ]; then
+    chown "root:$group" "$prefix/bin/.tiershim.new"
+    chmod 2755 "$prefix/bin/.tiershim.new"
+else
+    chmod 0755 "$prefix/bin/.tiershim.new"
+fi
+place "$prefix/bin/.tiershim.new" "$prefix/bin/tiershim"
+
+# Hardened: the real tools, copied where only the group can search.
+real_map=
+if [ -n "$harden" ]; then
+    mkdir -p "$lib/real"
+    chown "root:$group" "$lib/real"
+    chmod 0710 "$lib/real"
+    modes=$lib/real/ORIGINAL-MODES
+    [ -f "$modes" ] || printf '# Modes install.sh --harden found on the originals before it took access off them.\n' > "$modes"
+    chmod 0600 "$modes"
+    for t in $tools; do
+        found=$(find_real "$t") || continue
+        src=$(harden_source "$found" "$t")
+        cp "$src" "$lib/real/.$t.new"
+        chown root:root "$lib/real/.$t.new"
+        chmod 0755 "$lib/real/.$t.new"
+        place "$lib/real/.$t.new" "$lib/real/$t"
+        real_map="$real_map$t $lib/real/$t$nl"
+        # The original stays where it was, without access for others (root still runs it).
+        # A file with several names is left alone: git's is also its own helper programs,
+        # which the real git runs as the caller.
+        if [ "$(stat -c %h "$src")" -gt 1 ]; then
+            echo "install.sh: $src has $(stat -c %h "$src") names (hard links); left as is, so it stays reachable outside the gate" >&2
+        elif [ "$(( $(stat -c '0%a' "$src") & 7 ))" -ne 0 ]; then
+            grep -Fq " $src" "$modes" || printf '%s %s\n' "$(stat -c %a "$src")" "$src" >> "$modes"
+            chmod o-rwx "$src"
+        fi
+    done
+else
+    for t in $tools; do
+        found=$(find_real "$t") && real_map="$real_map$t $found$nl"
+    done
+fi
+
+# The audit log. Hardened: created root:group 0660, so only the gate (holding the group)
+# appends to it and the agent can neither write nor truncate it.
+if [ -n "$audit" ]; then
+    mkdir -p "$(dirname "$audit")"
+    if [ -n "$harden" ]; then
+        [ -e "$audit" ] || : > "$audit"
+        chown "root:$group" "$audit"
+        chmod 0660 "$audit"
+    fi
+fi
+
+if [ -n "$shipped_skills" ]; then
+    mkdir -p "$lib/skills"
+    [ -z "$harden" ] || chown root:root "$lib/skills"
+    chmod 0755 "$lib/skills"
+    IFS=$nl
+    for f in $shipped_skills; do
+        IFS=$old_ifs
+        if [ -d "$here/skills/$f" ]; then
+            mkdir -p "$lib/skills/$f"
+            chmod 0755 "$lib/skills/$f"
+        else
+            cp "$here/skills/$f" "$lib/skills/.new"
+            chmod 0644 "$lib/skills/.new"
+            place "$lib/skills/.new" "$lib/skills/$f"
+        fi
+    done
+    IFS=$old_ifs
+fi
+
+for n in $(echo "$tiers" | tr ',' ' '); do
+    dir=$lib/tier$n
     mkdir -p "$dir"
+    [ -z "$harden" ] || chown root:root "$dir"
     chmod 0755 "$dir"
     for t in $tools; do
-        ln -sfn ../../../bin/tiershim "$dir/$t"
+        link ../../../bin/tiershim "$dir/$t"
     done
-    cfg=$dir/.tiershim.yaml.new
+    while read -r name ptiers p; do
+        [ -n "$name" ] || continue
+        case ",$ptiers," in *",$n,"*) link "$p" "$dir/$name" ;; esac
+    done <<EOF
+$passthrough
+EOF
+
     {
         echo "# Written by install.sh; re-running it rewrites this file."
         echo "tier: $n"
-        [ -n "$dry_pin" ] && echo "dry_run: true"
-        [ -n "$audit" ] && echo "audit_log: $audit"
+        [ -z "$dry_pin" ] || echo "dry_run: true"
+        [ -z "$policy" ] || echo "policy: $(yq "$policy")"
+        [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
+        if [ -n "$skills" ] || [ -n "$repos" ]; then
+            echo "skills:"
+            [ -z "$skills" ] || echo "  baseline: $(yq "$skills")"
+            [ -z "$repos" ] || echo "  repos: $(yq "$repos")"
+        fi
         echo "real:"
         for t in $tools; do
-            if p=$(find_real "$t"); then echo "  $t: $p"; else echo "  # $t: not found when installed"; fi
+            p=$(printf '%s' "$real_map" | sed -n "s|^$t ||p")
+            if [ -n "$p" ]; then echo "  $t: $(yq "$p")"; else echo "  # $t: not found when installed"; fi
         done
-    } > "$cfg"
-    chmod 0644 "$cfg"
-    mv -f "$cfg" "$dir/tiershim.yaml"
+        if [ -n "$envs" ]; then
+            echo "env:"
+            IFS=$nl
+            for kv in $envs; do
+                [ -n "$kv" ] && echo "  ${kv%%=*}: $(yq "${kv#*=}")"
+            done
+            IFS=$old_ifs
+        fi
+    } > "$dir/.tiershim.yaml.new"
+    chmod 0644 "$dir/.tiershim.yaml.new"
+    place "$dir/.tiershim.yaml.new" "$dir/tiershim.yaml"
+
+    sed -e "s|@DIR@|$dir|g" -e "s|@TIER@|$n|g" "$here/shims/profile" > "$dir/.profile.new"
+    chmod 0644 "$dir/.profile.new"
+    place "$dir/.profile.new" "$dir/profile"
+
+    printf '#!/bin/sh\n# The restricted shell of tier %s (written by install.sh): point CLAUDE_CODE_SHELL here.\nexec %s/bin/tiershim shell --tier %s "$@"\n' \
+        "$n" "$prefix" "$n" > "$prefix/bin/.rbash-tier$n.new"
+    chmod 0755 "$prefix/bin/.rbash-tier$n.new"
+    place "$prefix/bin/.rbash-tier$n.new" "$prefix/bin/rbash-tier$n"
 done
-echo "installed tiershim into $prefix (tiers $tiers)"
+
+# Converge: remove what an earlier run created and this one did not (deepest paths first). A
+# directory that still holds someone else's files stays, and stays ours.
+stale=$(printf '%s' "$old_manifest" | sed '1!G;h;$!d')
+IFS=$nl
+for p in $stale; do
+    IFS=$old_ifs
+    in_list "$p" "$new_manifest" && continue
+    if [ -d "$p" ] && [ ! -L "$p" ]; then
+        if ! rmdir "$p" 2>/dev/null; then
+            echo "install.sh: left $p (it holds files install.sh did not create)" >&2
+            new_manifest="$new_manifest$p$nl"
+        fi
+    elif [ -e "$p" ] || [ -L "$p" ]; then
+        rm -f "$p"
+    fi
+done
+IFS=$old_ifs
+printf '%s' "$new_manifest" > "$manifest.new"
+chmod 0644 "$manifest.new"
+place "$manifest.new" "$manifest"
+
+echo "installed tiershim into $prefix (tiers $tiers${harden:+, hardened with group $group}); check it with: $prefix/bin/tiershim doctor --prefix $prefix"

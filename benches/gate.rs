@@ -72,9 +72,11 @@ impl Variant {
     }
 
     /// One fork+exec+wait; the child's rusage gives its peak memory (before and after exec).
+    // The child is reaped with wait4 (for its rusage), which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
     fn run_once(&mut self) -> Duration {
         let start = Instant::now();
-        // Reaped below with wait4, which also gives its rusage (clippy cannot see that).
+        // Reaped by wait4 below, which also returns the child's rusage.
         #[allow(clippy::zombie_processes)]
         let child = self.cmd.spawn().unwrap();
         let mut status = 0;

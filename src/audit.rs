@@ -13,7 +13,9 @@ use serde::Serialize;
 
 use crate::decision::{Decision, ScopeReport};
 use crate::error::{Error, Result};
+use crate::grammar::remote::{self, Remote};
 use crate::policy::{Required, ScopeKind};
+use crate::sanitize::{escape, redact_args};
 
 /// A variable the gate changed before exec.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -61,6 +63,36 @@ pub struct AuditRecord {
     pub mcp: Option<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
+    /// For an ssh call with a remote command: the host and the command as the gate read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteRecord>,
+}
+
+/// The remote command of an ssh call, parsed: what runs where, and how each part was judged.
+#[derive(Debug, Clone, Serialize)]
+pub struct RemoteRecord {
+    pub host: String,
+    pub user: Option<String>,
+    pub port: Option<String>,
+    pub jump: Vec<String>,
+    /// The command as sent, secrets redacted.
+    pub command: String,
+    pub cd: Option<String>,
+    pub parts: Vec<PartRecord>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PartRecord {
+    pub tool: String,
+    /// The words the remote program receives, secrets redacted.
+    pub argv: Vec<String>,
+    pub verb: String,
+    /// As log lines name it: `docker restart`, `uptime`.
+    pub shown: String,
+    pub verdict: String,
+    pub required_tier: Required,
+    pub rule: String,
+    pub skill: String,
 }
 
 /// A scope check in the audit log: the files (at most [`AUDIT_FILES`] of them, escaped), how
@@ -108,6 +140,34 @@ impl From<&ScopeReport> for AuditScope {
 impl AuditRecord {
     pub fn verdict_of(d: &Decision) -> String {
         d.verdict.as_str().to_string()
+    }
+
+    /// The audit form of an ssh call's remote command and the judgement of its parts.
+    pub fn remote_of(r: &Remote, d: &Decision) -> RemoteRecord {
+        let e = |s: &str| escape(s).into_owned();
+        RemoteRecord {
+            host: e(&r.host),
+            user: r.user.as_deref().map(e),
+            port: r.port.as_deref().map(e),
+            jump: r.jump.iter().map(|h| e(h)).collect(),
+            command: e(&remote::redacted(r)),
+            cd: r.cd.as_deref().map(e),
+            parts: r
+                .parts
+                .iter()
+                .zip(&d.parts)
+                .map(|(p, pd)| PartRecord {
+                    tool: pd.tool.name().to_string(),
+                    argv: redact_args(&p.words).iter().map(|w| e(w)).collect(),
+                    verb: e(&pd.verb),
+                    shown: e(&pd.shown),
+                    verdict: pd.verdict.as_str().to_string(),
+                    required_tier: pd.required_tier,
+                    rule: pd.rule.clone(),
+                    skill: e(&pd.skill),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::grammar::remote::Part;
 use crate::grammar::{Access, Action, Claim, Invocation};
 use crate::policy::endpoints::Endpoint;
 use crate::policy::{Policy, Required, Rule, ScopeKind};
@@ -51,6 +52,17 @@ pub struct Request {
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
     pub real_gh: Vec<String>,
+    /// `hosts:` in `tiershim.yaml`: the only hosts an ssh call may reach (destination, jump
+    /// hosts). None: the install lists none, and any host may be reached.
+    pub hosts: Option<Vec<String>>,
+    /// The real tools of this install that the parent process was found to be. Looked up only
+    /// for a call that makes a [`Claim::Parent`].
+    pub parents: Vec<Tool>,
+    /// The policies of the gated tools an ssh remote command runs (docker, git, …), loaded for
+    /// exactly the tools it names.
+    pub policies: BTreeMap<Tool, Policy>,
+    /// Set while judging one part of an ssh remote command: the host it runs on.
+    pub remote_host: Option<String>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
@@ -161,6 +173,27 @@ pub struct Decision {
     /// gate gathers them and decides again.
     #[serde(skip)]
     pub needs: Needs,
+    /// For an ssh call: the judgement of each part of the remote command, in text order (the
+    /// same order as `Invocation::remote.parts`).
+    pub parts: Vec<PartDecision>,
+    /// The index in `parts` of the part that decided, when a part did.
+    pub deciding_part: Option<usize>,
+}
+
+/// How one part of an ssh remote command was judged: by the same `decide()` and the policy of
+/// the tool it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartDecision {
+    /// The host it runs on.
+    pub host: String,
+    pub tool: Tool,
+    pub verb: String,
+    /// As log lines name it: `docker restart`, `uptime`, `systemctl restart`.
+    pub shown: String,
+    pub verdict: Verdict,
+    pub required_tier: Required,
+    pub rule: String,
+    pub skill: String,
 }
 
 /// One candidate: the requirement and where it came from.
@@ -178,8 +211,8 @@ struct Finding {
     max_files: BTreeMap<u8, usize>,
 }
 
-fn matches(rule: &Rule, action: &Action) -> bool {
-    rule.verbs.contains(&action.verb) && rule.when.iter().all(|m| action.has(m))
+fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
+    rule.verbs.iter().any(|v| v == verb) && rule.when.iter().all(|m| action.has(m))
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
@@ -239,10 +272,17 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
 }
 
 /// The strictest rule matching one action, the policy's endpoint rules included for an HTTP
-/// request; unclassified verbs are never allowed.
+/// request; unclassified verbs are never allowed. Rules that name the action's own verb are used
+/// when there are any, else those naming its fallback (class) verb.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
+    let mut verb = action.verb.as_str();
+    if !policy.rules.iter().any(|r| r.verbs.iter().any(|v| v == verb))
+        && let Some(f) = &action.fallback
+    {
+        verb = f;
+    }
     let mut best: Option<(&Rule, usize)> = None;
-    for rule in policy.rules.iter().filter(|r| matches(r, action)) {
+    for rule in policy.rules.iter().filter(|r| matches(r, verb, action)) {
         // Strictest wins; among equals, the more specific rule (more `when` marks) explains it.
         let better = match best {
             None => true,
@@ -254,7 +294,7 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     }
     // Every matching rule's scope check applies, whichever rule sets the tier: the tool's
     // rules and, for an HTTP request, the endpoint rules.
-    let scoping = policy.rules.iter().filter(|r| matches(r, action) && r.scope.is_some());
+    let scoping = policy.rules.iter().filter(|r| matches(r, verb, action) && r.scope.is_some());
     let mut scope = None;
     let mut max_files = BTreeMap::new();
     let endpoint_scoping = action
@@ -338,6 +378,27 @@ fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out
 fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
     for claim in &inv.claims {
         match claim {
+            Claim::Pinned { .. } | Claim::GhCredentialHelper { .. } if req.remote_host.is_some() => {
+                // On a remote host, the operator's pins mean nothing: whatever it names is refused.
+                let host = escape(req.remote_host.as_deref().unwrap_or_default()).into_owned();
+                let (flag, value) = match claim {
+                    Claim::Pinned { flag, value, .. } => (flag.as_str(), value.as_str()),
+                    Claim::GhCredentialHelper { path } => ("-c credential.helper", path.as_str()),
+                    _ => ("", ""),
+                };
+                out.push(never(
+                    tool,
+                    policy,
+                    "remote-endpoint",
+                    format!("{tool} {} {} on {host}", escape(flag), escape(value)),
+                    format!(
+                        "{} {} on {host}: an endpoint or helper on the remote host is the remote's, and this install pins none there",
+                        escape(flag),
+                        escape(value)
+                    ),
+                    &format!("drop {} and use the remote host's default", escape(flag)),
+                ));
+            }
             Claim::Pinned { var, value, flag } => {
                 if req.pinned.get(*var) != Some(value) {
                     let pinned = match req.pinned.get(*var) {
@@ -354,6 +415,40 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     ));
                 }
             }
+            Claim::PinnedIfSet {
+                var,
+                value,
+                flag,
+                exclusive,
+            } => {
+                // `-uroot` and `--user=root` already carry the value.
+                let shown = if flag.ends_with(value.as_str()) {
+                    escape(flag).into_owned()
+                } else {
+                    format!("{} {}", escape(flag), escape(value))
+                };
+                if let Some(p) = req.pinned.get(*var) {
+                    if p != value {
+                        out.push(never(
+                            tool,
+                            policy,
+                            "pinned",
+                            format!("{tool} {shown}"),
+                            format!("{shown} does not match the pinned {var}={}", escape(p)),
+                            &format!("drop {} and use the {var} this install pins", escape(flag)),
+                        ));
+                    }
+                } else if let Some(x) = exclusive.iter().find(|x| req.pinned.contains_key(**x)) {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "pinned",
+                        format!("{tool} {shown}"),
+                        format!("{shown} overrides the pinned {x}"),
+                        &format!("drop {} and use the {x} this install pins", escape(flag)),
+                    ));
+                }
+            }
             Claim::GhCredentialHelper { path } => {
                 if !req.real_gh.iter().any(|p| p == path) {
                     out.push(never(
@@ -363,6 +458,35 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         "git -c credential.helper".to_string(),
                         format!("credential.helper=!{} is not this install's real gh", escape(path)),
                         "let gh run git itself (gh pr create pushes for you)",
+                    ));
+                }
+            }
+            Claim::SshHost { host, via } => {
+                if let Some(list) = &req.hosts
+                    && !list.iter().any(|h| h.eq_ignore_ascii_case(host))
+                {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "host",
+                        format!("ssh to {} ({via})", escape(host)),
+                        format!("{via} {} is not one of the hosts tiershim.yaml lists in `hosts:`", escape(host)),
+                        "use a host listed in tiershim.yaml `hosts:`, or ask an operator to add it",
+                    ));
+                }
+            }
+            Claim::Parent { tool: parent, what } => {
+                if !req.parents.contains(parent) {
+                    out.push(never(
+                        tool,
+                        policy,
+                        "nested",
+                        escape(what).into_owned(),
+                        format!(
+                            "{} is only run by this install's real {parent} for a call the gate already judged, and the parent process is not it",
+                            escape(what)
+                        ),
+                        &format!("run the {parent} command that makes this call (git push, ssh -J) instead"),
                     ));
                 }
             }
@@ -390,7 +514,20 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let (effective, tier_note) = effective_tier(req.ceiling, req.env_tier.as_deref());
     let dry_run = dry_run_on(req.dry_run_pinned, req.env_dry_run.as_deref());
 
+    // Each part of an ssh remote command first, so that among equally strict findings the
+    // remote command, not the ssh call around it, explains the decision.
     let mut findings = Vec::new();
+    let mut parts = Vec::new();
+    let mut part_skills = BTreeSet::new();
+    if let Some(remote) = inv.remote.as_deref() {
+        for part in &remote.parts {
+            let (f, p, skills) = judge_part(tool, &remote.host, part, policy, req, effective);
+            findings.push(f);
+            parts.push(p);
+            part_skills.extend(skills);
+        }
+    }
+    let n_parts = parts.len();
     if let Some(problem) = &inv.problem {
         findings.push(never(
             tool,
@@ -441,12 +578,19 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         }
     }
 
+    // The parts' own skills were raised inside their decisions; what they still lack is ours.
+    needs.skills.extend(part_skills);
+
     let mut reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
     let worst = strictest(&findings);
+    let deciding_part = (worst < n_parts).then_some(worst);
     let mut d = Decision {
         verdict: verdict_for(findings[worst].required, effective, dry_run),
         tool,
-        verb: inv.verb(),
+        verb: match deciding_part {
+            Some(i) => parts[i].shown.clone(),
+            None => inv.verb(),
+        },
         skill: findings[worst].skill.clone(),
         required_tier: findings[worst].required,
         effective_tier: effective,
@@ -458,6 +602,8 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         tier_note,
         scope: None,
         needs: Needs::default(),
+        parts,
+        deciding_part,
     };
     if d.verdict == Verdict::Refuse {
         d.instead = Some(instead_text(&findings[worst]));
@@ -559,6 +705,115 @@ fn verdict_for(required: Required, effective: u8, dry_run: bool) -> Verdict {
     }
 }
 
+/// One part of an ssh remote command, judged by `decide()` with the policy of the tool it runs
+/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier.
+/// Returns the finding for the ssh call, the part's judgement, and the skills whose Tier
+/// Requirement the part still needs (on the first pass, before skills were consulted).
+///
+/// A scope check of a part cannot be made: the files it changes are on the remote host. The part
+/// is given that as the fact, so a rule that asks for one refuses it as its tool's `scope` rule.
+fn judge_part(
+    tool: Tool,
+    host: &str,
+    part: &Part,
+    policy: &Policy,
+    req: &Request,
+    effective: u8,
+) -> (Finding, PartDecision, BTreeSet<String>) {
+    let shown = part.shown();
+    let part_policy = if part.inv.tool == tool {
+        Some(policy)
+    } else {
+        req.policies.get(&part.inv.tool)
+    };
+    let Some(part_policy) = part_policy else {
+        // The gate loads every policy a remote command needs; without one, nothing is allowed.
+        let f = never(
+            tool,
+            policy,
+            "policy",
+            format!("{} on {}", escape(&shown), escape(host)),
+            format!(
+                "no {} policy was loaded to judge `{}` on {}",
+                part.inv.tool,
+                escape(&shown),
+                escape(host)
+            ),
+            "ask an operator: this is a fault in the gate",
+        );
+        let p = PartDecision {
+            host: host.to_string(),
+            tool: part.inv.tool,
+            verb: part.inv.verb(),
+            shown,
+            verdict: Verdict::Refuse,
+            required_tier: Required::Never,
+            rule: f.rule.clone(),
+            skill: f.skill.clone(),
+        };
+        return (f, p, BTreeSet::new());
+    };
+    let remote_changes = format!("the repository is on {}, where the gate cannot list what it changes", escape(host));
+    let mut sub = Request {
+        ceiling: effective,
+        env_tier: Some(effective.to_string()),
+        env_dry_run: req.env_dry_run.clone(),
+        dry_run_pinned: req.dry_run_pinned,
+        parents: req.parents.clone(),
+        remote_host: Some(host.to_string()),
+        facts: Facts {
+            skill_tiers: Some(req.facts.skill_tiers.clone().unwrap_or_default()),
+            scope_rules: None,
+            changes: (0..part.inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
+        },
+        ..Request::default()
+    };
+    let d = decide(&part.inv, part_policy, &sub);
+    let mut skills = BTreeSet::new();
+    if req.facts.skill_tiers.is_none() && d.verdict != Verdict::Refuse {
+        // Which skills could still raise this part: ask as the first pass of a local call would.
+        sub.facts.skill_tiers = None;
+        skills = decide(&part.inv, part_policy, &sub).needs.skills;
+    }
+    let host_shown = escape(host);
+    // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`, and
+    // a construct by what it is and its text than by the list in its rule.
+    let what = match shown.strip_prefix("construct ") {
+        Some(kind) if d.tool == tool => {
+            let text = part.words.first().map(|w| redact(w).into_owned()).unwrap_or_default();
+            let text: String = match text.char_indices().nth(60) {
+                Some((cut, _)) => format!("{}…", &text[..cut]),
+                None => text,
+            };
+            format!("{} `{}`", kind.replace('-', " "), escape(&text))
+        }
+        _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
+        _ => d.what.clone(),
+    };
+    let f = Finding {
+        required: d.required_tier,
+        rule: d.rule.clone(),
+        skill: d.skill.clone(),
+        what: format!("{what} on {host_shown}"),
+        reason: format!("on {host_shown}: {}", d.reasons.join("; ")),
+        instead: d.instead.clone(),
+        action: None,
+        scope: None,
+        max_files: BTreeMap::new(),
+    };
+    let p = PartDecision {
+        host: host.to_string(),
+        tool: d.tool,
+        verb: d.verb,
+        shown,
+        verdict: d.verdict,
+        required_tier: d.required_tier,
+        rule: d.rule,
+        skill: d.skill,
+    };
+    (f, p, skills)
+}
+
 fn instead_text(f: &Finding) -> String {
     match (&f.instead, f.required) {
         (Some(s), _) => s.clone(),
@@ -572,7 +827,11 @@ fn instead_text(f: &Finding) -> String {
 pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
     let s = escape(skill);
     match d.verdict {
-        Verdict::Allow => format!("[skill:{s}] Using: {} (CLI)", d.tool),
+        Verdict::Allow => match d.deciding_part.and_then(|i| d.parts.get(i)) {
+            // `ssh → docker ps`: the remote command that decided, as the skill would name it.
+            Some(p) => format!("[skill:{s}] Using: {} → {} (CLI)", d.tool, escape(&p.shown)),
+            None => format!("[skill:{s}] Using: {} (CLI)", d.tool),
+        },
         Verdict::DryRun => {
             let quoted: Vec<String> = shown_args.iter().map(|a| escape(&shell_words::quote(a)).into_owned()).collect();
             let sep = if quoted.is_empty() { "" } else { " " };
@@ -604,5 +863,117 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::{argv, parse};
+
+    fn ssh(words: &[&str]) -> Invocation {
+        parse(Tool::Ssh, &argv(words))
+    }
+
+    fn policies(tools: &[Tool]) -> BTreeMap<Tool, Policy> {
+        tools.iter().map(|t| (*t, Policy::embedded(*t).unwrap())).collect()
+    }
+
+    fn at(tier: u8) -> Request {
+        Request {
+            ceiling: 3,
+            env_tier: Some(tier.to_string()),
+            policies: policies(&[Tool::Docker, Tool::Git]),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn each_part_is_judged_with_its_tools_policy_and_the_strictest_decides() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let d = decide(&ssh(&["ie01", "uptime; docker restart api"]), &p, &at(1));
+        assert_eq!(
+            (d.verdict, d.rule.as_str(), d.verb.as_str()),
+            (Verdict::Refuse, "docker.restart", "docker restart")
+        );
+        assert_eq!(d.deciding_part, Some(1));
+        let parts: Vec<(Tool, &str, Verdict)> = d.parts.iter().map(|p| (p.tool, p.rule.as_str(), p.verdict)).collect();
+        assert_eq!(
+            parts,
+            [
+                (Tool::Ssh, "ssh.remote.read", Verdict::Allow),
+                (Tool::Docker, "docker.restart", Verdict::Refuse)
+            ]
+        );
+        assert_eq!(d.parts[1].host, "ie01");
+        assert_eq!(d.what, "restarting, starting or stopping a container on ie01");
+    }
+
+    #[test]
+    fn a_part_whose_policy_was_not_loaded_is_refused() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let req = Request {
+            policies: BTreeMap::new(),
+            ..at(3)
+        };
+        let d = decide(&ssh(&["ie01", "docker ps"]), &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "ssh.policy"));
+    }
+
+    #[test]
+    fn a_parts_skill_tier_is_a_need_of_the_ssh_call_and_then_raises_the_part() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let inv = ssh(&["ie01", "docker restart api"]);
+        let mut req = at(2);
+        let first = decide(&inv, &p, &req);
+        assert_eq!((first.verdict, first.rule.as_str()), (Verdict::Refuse, "ssh.facts"));
+        assert_eq!(first.needs.skills, BTreeSet::from(["container-ops".to_string()]));
+        let tier3 = SkillTier {
+            tier: 3,
+            file: "container-ops.md".into(),
+        };
+        req.facts.skill_tiers = Some(BTreeMap::from([("container-ops".to_string(), tier3)]));
+        let second = decide(&inv, &p, &req);
+        assert_eq!((second.verdict, second.required_tier), (Verdict::Refuse, Required::Tier(3)));
+        assert!(second.needs.is_empty());
+        // A read needs no skill at all.
+        assert!(decide(&ssh(&["ie01", "docker ps"]), &p, &at(1)).needs.is_empty());
+    }
+
+    #[test]
+    fn a_remote_part_that_asks_for_a_scope_check_is_refused_by_its_scope_rule() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let d = decide(&ssh(&["ie01", "cd /srv/app && git push origin feat"]), &p, &at(3));
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "git.scope"));
+        assert!(d.what.contains("the repository is on ie01"), "{}", d.what);
+    }
+
+    #[test]
+    fn hosts_and_parents_are_checked_against_the_request() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let listed = Request {
+            hosts: Some(vec!["IE01".into()]),
+            ..at(1)
+        };
+        assert_eq!(decide(&ssh(&["ops@ie01", "uptime"]), &p, &listed).verdict, Verdict::Allow);
+        let d = decide(&ssh(&["-J", "bastion", "ops@ie01", "uptime"]), &p, &listed);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "ssh.host"));
+        let hop = ssh(&["-W", "[ie01]:22", "bastion"]);
+        assert_eq!(decide(&hop, &p, &at(1)).rule, "ssh.nested");
+        let from_ssh = Request {
+            parents: vec![Tool::Ssh],
+            ..at(1)
+        };
+        assert_eq!(
+            (decide(&hop, &p, &from_ssh).verdict, decide(&hop, &p, &from_ssh).rule.as_str()),
+            (Verdict::Allow, "ssh.jump")
+        );
+        let push = ssh(&["git@github.com", "git-receive-pack 'o/r.git'"]);
+        assert_eq!(decide(&push, &p, &from_ssh).rule, "ssh.nested");
+        let from_git = Request {
+            parents: vec![Tool::Git],
+            ..at(1)
+        };
+        assert_eq!(decide(&push, &p, &from_git).rule, "ssh.git.receive-pack");
     }
 }

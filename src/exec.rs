@@ -68,14 +68,22 @@ pub fn is_self(p: &Path) -> bool {
 }
 
 /// The child's environment: the caller's, with every hardened variable of the policy removed,
-/// then the policy's forced values and the operator's pinned values set (the operator's win).
+/// then the policy's forced values and the operator's pinned values set (the operator's win),
+/// then the values the policy forces at the effective `tier` (they win over everything).
 /// Returns the environment and what was changed.
-pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &InstallConfig) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
+pub fn child_env(
+    caller: &[(OsString, OsString)],
+    policy: &Policy,
+    cfg: &InstallConfig,
+    tier: u8,
+) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
     let mut resets = Vec::new();
     let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len());
+    let empty = std::collections::BTreeMap::new();
+    let at_tier = policy.set_by_tier.get(&tier).unwrap_or(&empty);
     for (k, v) in caller {
         let name = k.to_string_lossy();
-        if cfg.env.contains_key(name.as_ref()) || policy.set.contains_key(name.as_ref()) {
+        if cfg.env.contains_key(name.as_ref()) || policy.set.contains_key(name.as_ref()) || at_tier.contains_key(name.as_ref()) {
             continue; // replaced below
         }
         if policy.resets(&name) {
@@ -88,7 +96,7 @@ pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &Install
         env.push((k.clone(), v.clone()));
     }
     for (k, v) in &policy.set {
-        if cfg.env.contains_key(k) {
+        if cfg.env.contains_key(k) || at_tier.contains_key(k) {
             continue; // the operator's pinned value wins
         }
         let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
@@ -101,11 +109,24 @@ pub fn child_env(caller: &[(OsString, OsString)], policy: &Policy, cfg: &Install
         env.push((k.into(), v.into()));
     }
     for (k, v) in &cfg.env {
+        if at_tier.contains_key(k) {
+            continue; // forced at this tier below
+        }
         let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
         if was.is_none_or(|cv| cv != v.as_str()) {
             resets.push(EnvReset {
                 var: k.clone(),
                 action: "pinned",
+            });
+        }
+        env.push((k.into(), v.into()));
+    }
+    for (k, v) in at_tier {
+        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
+        if was.is_none_or(|cv| cv != v.as_str()) {
+            resets.push(EnvReset {
+                var: k.clone(),
+                action: "set",
             });
         }
         env.push((k.into(), v.into()));
@@ -144,8 +165,24 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
         Ok(x) => x,
         Err(e) => return e,
     };
-    match nix::unistd::execve(&path, &argv, &envp) {
-        Err(errno) => fail(std::io::Error::from(errno)),
-        Ok(never) => match never {},
+    if crate::harden::held() {
+        // Hardened install: the real tool is only reachable while the group is held.
+        return crate::harden::exec_as_caller(real, &argv, &envp);
+    }
+    let mut tries = 0;
+    loop {
+        match nix::unistd::execve(&path, &argv, &envp) {
+            // The file is open for writing somewhere (being installed, or inherited by a child
+            // another thread forked mid-write): the same binary, briefly. Wait, then try again.
+            Err(nix::errno::Errno::ETXTBSY) if tries < BUSY_RETRIES => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(errno) => return fail(std::io::Error::from(errno)),
+            Ok(never) => match never {},
+        }
     }
 }
+
+/// How often an exec that fails with ETXTBSY is tried again, 10 ms apart.
+pub const BUSY_RETRIES: u32 = 50;

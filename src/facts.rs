@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 
 use crate::decision::{Changes, Facts, Needs, SkillTier};
@@ -69,7 +69,10 @@ impl Git {
         if !dir.is_dir() {
             return Err(format!("the directory {} does not exist", dir.display()));
         }
-        let out = Command::new(&self.bin)
+        // In a hardened install the gate holds the tiershim group; git runs without it.
+        let (mut cmd, _fd) =
+            crate::harden::command(&self.bin, self.bin.as_os_str()).map_err(|e| format!("cannot open {}: {e}", self.bin.display()))?;
+        let out = cmd
             .args(GIT_SAFE)
             .args(args)
             .current_dir(dir)

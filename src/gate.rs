@@ -19,6 +19,7 @@ use crate::install::{self, InstallConfig};
 use crate::inventory::{self, Fallback};
 use crate::policy::Policy;
 use crate::sanitize::{escape, redact_args};
+use crate::script_input;
 use crate::skill::Sources;
 use crate::tool::Tool;
 
@@ -75,8 +76,10 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         pinned: cfg.env.clone(),
         caller_env,
         real_gh,
+        hosts: cfg.hosts.clone(),
         local: Default::default(),
         facts: decision::Facts::default(),
+        ..Request::default()
     }
 }
 
@@ -131,6 +134,64 @@ fn mcp_line(f: &Fallback, skill: &str, tool: Tool) -> Option<String> {
     }
 }
 
+/// The policies of the gated tools an ssh remote command runs, from the same place as the
+/// call's own policy. Only the tools the command names are loaded.
+pub fn remote_policies(cfg: &InstallConfig, inv: &Invocation) -> Result<BTreeMap<Tool, Policy>> {
+    let tools = inv
+        .remote
+        .iter()
+        .flat_map(|r| r.parts.iter().map(|p| p.inv.tool))
+        .filter(|t| *t != inv.tool);
+    Policy::load_all(tools, cfg.policy.as_deref())
+}
+
+/// Which of the real tools named by the call's [`Claim::Parent`] claims the parent process is:
+/// the same file (device and inode) as that tool's real binary in this install. Looked up only
+/// for calls that make such a claim (git's nested `git-receive-pack`, ssh's own `-J` hop).
+pub fn parents(cfg: &InstallConfig, inv: &Invocation, ppid: u32) -> Vec<Tool> {
+    use std::os::unix::fs::MetadataExt;
+    let parts = inv.remote.iter().flat_map(|r| r.parts.iter().map(|p| &p.inv));
+    let wanted: Vec<Tool> = std::iter::once(inv)
+        .chain(parts)
+        .flat_map(|i| i.claims.iter())
+        .filter_map(|c| match c {
+            Claim::Parent { tool, .. } => Some(*tool),
+            _ => None,
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let Ok(parent) = std::fs::metadata(format!("/proc/{ppid}/exe")) else {
+        return Vec::new();
+    };
+    wanted
+        .into_iter()
+        .filter(|t| {
+            exec::resolve_real(cfg, *t)
+                .ok()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .is_some_and(|m| m.dev() == parent.dev() && m.ino() == parent.ino())
+        })
+        .collect()
+}
+
+/// argv as shown in logs: redacted, and for an ssh call the remote command as one word with the
+/// secrets in its parts redacted too (they hide inside one argument, where word redaction misses
+/// `-u user:password` and the like).
+pub fn shown_args(args: &[String], inv: &Invocation) -> Vec<String> {
+    let shown = match inv.remote.as_deref() {
+        Some(r) if r.command_words > 0 && r.command_words <= args.len() => {
+            let mut out = redact_args(&args[..args.len() - r.command_words]);
+            out.push(crate::grammar::remote::redacted(r));
+            out
+        }
+        _ => redact_args(args),
+    };
+    // A tool's own secret-bearing forms (mysql's attached `-pSECRET`).
+    grammar::redact(inv.tool, shown)
+}
+
 /// The name shown in `[skill:…]`: `CLAUDEOPS_SKILL` renames it in the log only.
 fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
@@ -148,8 +209,14 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
         Err(inv) => (inv.args.clone(), *inv, Default::default()),
     };
+    // Scripts the call reads (psql -f, stdin) are read now and judged with the call.
+    let (inv, scripts) = script_input::gather(tool, &args, inv, &ctx.cwd);
     let mut req = request(&cfg, &policy, &inv, &var);
     req.local = local;
+    if inv.remote.is_some() {
+        req.policies = remote_policies(&cfg, &inv)?;
+    }
+    req.parents = parents(&cfg, &inv, ctx.ppid);
     let mut d = decision::decide(&inv, &policy, &req);
     if !d.needs.is_empty() {
         req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
@@ -164,7 +231,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     if d.verdict == Verdict::Allow {
         match exec::resolve_real(&cfg, tool) {
             Ok(p) => {
-                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg);
+                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg, d.effective_tier);
                 real = Some(p);
             }
             Err(e) => failure = Some(e),
@@ -173,11 +240,13 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
 
     // The session inventory is read only for a call that will run.
     let mcp = if d.verdict == Verdict::Allow && failure.is_none() {
-        inventory::fallback(cfg.inventory.as_deref(), tool)
+        // An ssh call falls back from the MCP server of what it runs (`ssh → docker ps`: Docker).
+        let domain_tool = d.deciding_part.and_then(|i| d.parts.get(i)).map_or(tool, |p| p.tool);
+        inventory::fallback(cfg.inventory.as_deref(), domain_tool)
     } else {
         Fallback::Silent
     };
-    let shown_args = redact_args(&args);
+    let shown_args = shown_args(&args, &inv);
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
         if let Some(e) = &failure {
@@ -219,6 +288,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             },
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
+            remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
         };
         audit::append(log, &rec)?;
         audit::journald(&rec);
@@ -243,7 +313,15 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         eprintln!("{line}");
     }
     match (d.verdict, real) {
-        (Verdict::Allow, Some(real)) => Err(exec::exec(&real, tool, grammar::prepend(tool), &args, env)),
+        (Verdict::Allow, Some(real)) => {
+            // The real tool reads the scripts exactly as they were judged (script_input).
+            let sealed = scripts.map(|g| g.seal(&args)).transpose()?;
+            if let Some(s) = &sealed {
+                s.install()?;
+            }
+            let args = sealed.as_ref().map_or(&args, |s| &s.args);
+            Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
+        }
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
         (Verdict::DryRun, _) => Ok(Exit::Ok),
         (Verdict::Refuse, _) => Ok(Exit::Refused),

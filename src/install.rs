@@ -37,6 +37,8 @@ pub struct InstallFile {
     pub inventory: Option<PathBuf>,
     #[serde(default)]
     pub mcp_configs: Vec<PathBuf>,
+    #[serde(default)]
+    pub hosts: Option<Vec<String>>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -77,11 +79,14 @@ pub struct InstallConfig {
     pub inventory: Option<PathBuf>,
     /// Claude Code MCP configs whose servers the inventory lists.
     pub mcp_configs: Vec<PathBuf>,
+    /// `hosts:`: the only hosts an ssh call may reach (destination and jump hosts), compared
+    /// without regard to case. None: the key is absent and any host may be reached.
+    pub hosts: Option<Vec<String>>,
 }
 
 /// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
 /// would let an operator believe a rule is enforced when it is not, so they are refused by name.
-const NOT_YET: &[(&str, &str)] = &[("hosts", "ssh gating"), ("cooldown_state", "cooldown budgets")];
+const NOT_YET: &[(&str, &str)] = &[("cooldown_state", "cooldown budgets")];
 
 impl InstallConfig {
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
@@ -137,16 +142,18 @@ impl InstallConfig {
         };
         let mut real = BTreeMap::new();
         for (name, p) in &file.real {
-            let tool = Tool::from_name(name).ok_or_else(|| {
-                invalid(format!(
-                    "`real.{name}`: {name} is not a gated tool (gh, tea, docker, psql, curl, git)"
-                ))
-            })?;
+            let tool =
+                Tool::from_name(name).ok_or_else(|| invalid(format!("`real.{name}`: {name} is not a gated tool ({})", Tool::names())))?;
             real.insert(tool, abs(p));
         }
         for var in file.env.keys() {
             if var.is_empty() || var.contains('=') || var.contains('\0') {
                 return Err(invalid(format!("`env.{var}` is not a variable name")));
+            }
+        }
+        if let Some(hosts) = &file.hosts {
+            for h in hosts {
+                check_host(h).map_err(|why| invalid(format!("`hosts:` entry {h:?} {why}")))?;
             }
         }
         Ok(InstallConfig {
@@ -164,6 +171,7 @@ impl InstallConfig {
             }),
             inventory: file.inventory.as_deref().map(abs),
             mcp_configs: file.mcp_configs.iter().map(|p| abs(p)).collect(),
+            hosts: file.hosts,
         })
     }
 
@@ -171,6 +179,26 @@ impl InstallConfig {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
     }
+}
+
+/// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no
+/// port, no scheme, nothing a pattern could read more widely than written.
+fn check_host(h: &str) -> std::result::Result<(), &'static str> {
+    if h.is_empty() {
+        return Err("is empty");
+    }
+    if h.contains('@') || h.contains('/') {
+        return Err("is not a host name: list bare host names (ie01, not ops@ie01 or ssh://ie01)");
+    }
+    if h.starts_with('-') {
+        return Err("starts with `-`");
+    }
+    let name = h.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_'));
+    let v6 = h.contains(':') && h.bytes().all(|c| c.is_ascii_hexdigit() || matches!(c, b':' | b'.'));
+    if !(name || v6) {
+        return Err("is not a host name or address (a port, a pattern or a space is not allowed)");
+    }
+    Ok(())
 }
 
 /// DESIGN §3: the file and its directory must not be writable by anyone but the owner; in a
@@ -219,6 +247,14 @@ mod tests {
     }
 
     #[test]
+    fn hosts_are_bare_names_or_addresses() {
+        let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
+        assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);
+        assert_eq!(parse("tier: 1\n").unwrap().hosts, None);
+        assert_eq!(parse("tier: 1\nhosts: []\n").unwrap().hosts, Some(vec![]));
+    }
+
+    #[test]
     fn bad_configs_are_refused_with_the_reason() {
         for (text, want) in [
             ("tier: 4\n", "`tier: 4` is not 1, 2 or 3"),
@@ -226,7 +262,16 @@ mod tests {
             ("tier: '2'\n", "must be the number"),
             ("dry_run: true\n", "`tier:` is required"),
             ("tier: 1\ntypo: 1\n", "unknown field `typo`"),
-            ("tier: 1\nreal: {ssh: /usr/bin/ssh}\n", "ssh is not a gated tool"),
+            (
+                "tier: 1\nreal: {scp: /usr/bin/scp}\n",
+                "scp is not a gated tool (gh, tea, docker, psql, mysql, curl, git, ssh)",
+            ),
+            ("tier: 1\nhosts: [ops@ie01]\n", "`hosts:` entry \"ops@ie01\" is not a host name"),
+            ("tier: 1\nhosts: [\"ie01:22\"]\n", "is not a host name or address"),
+            ("tier: 1\nhosts: [\"*.internal\"]\n", "is not a host name or address"),
+            ("tier: 1\nhosts: [\"\"]\n", "is empty"),
+            ("tier: 1\nhosts: [-oProxyCommand=x]\n", "starts with `-`"),
+            ("tier: 1\nhosts: ie01\n", "tiershim.yaml"),
             ("tier: 1\ncooldown_state: /x\n", "does not implement"),
             ("tier: [1\n", "tiershim.yaml"),
         ] {

@@ -72,10 +72,12 @@ pub const DOMAINS: &[DomainSpec] = &[
         id: "database",
         name: "databases",
         mcp_keywords: &["postgres", "mysql", "mariadb", "sqlite", "database", "sql"],
-        clis: &[Tool::Psql],
+        clis: &[Tool::Psql, Tool::Mysql],
         operations: &[
             ("read-only query", Tool::Psql, &["-c", "SELECT 1"]),
             ("write", Tool::Psql, &["-c", "UPDATE t SET x = 1"]),
+            ("read-only query", Tool::Mysql, &["-e", "SELECT 1"]),
+            ("write", Tool::Mysql, &["-e", "UPDATE t SET x = 1"]),
         ],
     },
     DomainSpec {
@@ -110,15 +112,16 @@ pub const DOMAINS: &[DomainSpec] = &[
 ];
 
 /// The domain a gated tool's calls belong to, for the fallback line; `None` when no MCP server
-/// does what the tool does (git works on the local repository).
+/// does what the tool does (git works on the local repository; an ssh call belongs to the
+/// domain of the remote command that decided it, which the gate passes instead).
 pub fn domain_of(tool: Tool) -> Option<&'static DomainSpec> {
     let id = match tool {
         Tool::Gh => "git-github",
         Tool::Tea => "git-gitea",
         Tool::Docker => "container",
-        Tool::Psql => "database",
+        Tool::Psql | Tool::Mysql => "database",
         Tool::Curl => "http",
-        Tool::Git => return None,
+        Tool::Git | Tool::Ssh => return None,
     };
     DOMAINS.iter().find(|d| d.id == id)
 }
@@ -336,9 +339,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_gated_tool_but_git_has_a_domain_and_every_operation_parses() {
+    fn every_gated_tool_but_git_and_ssh_has_a_domain_and_every_operation_parses() {
         for t in Tool::ALL {
-            assert_eq!(domain_of(t).is_some(), t != Tool::Git, "{t}");
+            assert_eq!(domain_of(t).is_some(), !matches!(t, Tool::Git | Tool::Ssh), "{t}");
         }
         for d in DOMAINS {
             for (name, tool, argv) in d.operations {

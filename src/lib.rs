@@ -6,6 +6,7 @@
 //! prints a dry-run line, or refuses ([`gate`]). Run as `tiershim`, it is the admin CLI
 //! ([`admin`]). See ARCHITECTURE.md for the map and the invariants.
 
+pub mod access;
 pub mod admin;
 pub mod audit;
 pub mod context;
@@ -18,14 +19,17 @@ pub mod facts;
 pub mod files;
 pub mod gate;
 pub mod grammar;
+pub mod harden;
 pub mod install;
 pub mod inventory;
 pub mod mcp;
 pub mod policy;
 pub mod sanitize;
 pub mod scope;
+pub mod script_input;
 pub mod skill;
 pub mod tool;
+pub mod vet;
 
 use context::Context;
 use dispatch::Entry;

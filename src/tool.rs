@@ -9,12 +9,23 @@ pub enum Tool {
     Tea,
     Docker,
     Psql,
+    Mysql,
     Curl,
     Git,
+    Ssh,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 6] = [Tool::Gh, Tool::Tea, Tool::Docker, Tool::Psql, Tool::Curl, Tool::Git];
+    pub const ALL: [Tool; 8] = [
+        Tool::Gh,
+        Tool::Tea,
+        Tool::Docker,
+        Tool::Psql,
+        Tool::Mysql,
+        Tool::Curl,
+        Tool::Git,
+        Tool::Ssh,
+    ];
 
     /// The program name the tool is linked under. Exact names only.
     pub fn name(self) -> &'static str {
@@ -23,13 +34,20 @@ impl Tool {
             Tool::Tea => "tea",
             Tool::Docker => "docker",
             Tool::Psql => "psql",
+            Tool::Mysql => "mysql",
             Tool::Curl => "curl",
             Tool::Git => "git",
+            Tool::Ssh => "ssh",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Every tool name, for messages (`gh, tea, docker, …`).
+    pub fn names() -> String {
+        Tool::ALL.map(Tool::name).join(", ")
     }
 
     /// The capability named in the "No suitable tool found" line.
@@ -39,8 +57,10 @@ impl Tool {
             Tool::Tea => "Gitea",
             Tool::Docker => "containers",
             Tool::Psql => "databases",
+            Tool::Mysql => "databases",
             Tool::Curl => "HTTP",
             Tool::Git => "git repositories",
+            Tool::Ssh => "remote hosts",
         }
     }
 }

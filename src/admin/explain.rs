@@ -4,13 +4,14 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::audit::AuditRecord;
 use crate::context::Context;
 use crate::decision::{self, Verdict};
 use crate::exit::Exit;
 use crate::gate;
 use crate::install::InstallConfig;
 use crate::policy::Policy;
-use crate::sanitize::{escape, redact_args};
+use crate::sanitize::escape;
 use crate::tool::Tool;
 
 #[derive(Debug, clap::Args)]
@@ -39,10 +40,7 @@ pub struct Args {
 
 pub fn run(ctx: &Context, a: Args) -> Exit {
     let Some(tool) = Tool::from_name(&a.call[0]) else {
-        eprintln!(
-            "tiershim explain: `{}` is not a gated tool (gh, tea, docker, psql, curl, git)",
-            escape(&a.call[0])
-        );
+        eprintln!("tiershim explain: `{}` is not a gated tool ({})", escape(&a.call[0]), Tool::names());
         return Exit::Usage;
     };
     let args = &a.call[1..];
@@ -65,6 +63,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     };
     let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
     let (inv, local) = gate::understand(tool, args, &cwd);
+    // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
+    let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig {
         path: PathBuf::from("(none)"),
@@ -78,10 +78,20 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         skills: None,
         inventory: None,
         mcp_configs: Vec::new(),
+        hosts: None,
     });
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
     req.local = local;
+    if inv.remote.is_some() {
+        match gate::remote_policies(&cfg, &inv) {
+            Ok(p) => req.policies = p,
+            Err(e) => {
+                eprintln!("tiershim explain: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        }
+    }
     if let Some(t) = a.tier {
         req.env_tier = Some(t.to_string());
     }
@@ -100,7 +110,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
         d = decision::decide(&inv, &policy, &req);
     }
-    let shown = redact_args(args);
+    let shown = gate::shown_args(args, &inv);
+    let remote = inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d));
     let message = decision::render(&d, &d.skill, &shown);
     if a.json {
         let v = json!({
@@ -117,6 +128,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             "instead": d.instead,
             "actions": inv.actions.iter().map(|x| json!({"verb": x.verb, "marks": x.marks})).collect::<Vec<_>>(),
             "scope": d.scope,
+            "remote": remote,
             "message": message,
         });
         println!("{v}");
@@ -132,6 +144,29 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         for x in &inv.actions {
             let marks: Vec<&str> = x.marks.iter().map(String::as_str).collect();
             println!("action:         {} [{}]", escape(&x.verb), escape(&marks.join(", ")));
+        }
+        if let Some(r) = &remote {
+            let user = r.user.as_deref().map(|u| format!("{u}@")).unwrap_or_default();
+            let port = r.port.as_deref().map(|p| format!(" port {p}")).unwrap_or_default();
+            let jump = if r.jump.is_empty() {
+                String::new()
+            } else {
+                format!(" via {}", r.jump.join(", "))
+            };
+            println!("remote:         {user}{}{port}{jump}", r.host);
+            println!("command:        {}", r.command);
+            if let Some(cd) = &r.cd {
+                println!("cd:             {cd}");
+            }
+            for p in &r.parts {
+                println!(
+                    "part:           {} → {} (rule {}, tier {})",
+                    p.argv.join(" "),
+                    p.shown,
+                    p.rule,
+                    p.required_tier
+                );
+            }
         }
         println!("reasons:");
         for r in &d.reasons {

@@ -2,10 +2,12 @@
 //! the gate; none executes anything it is asked about.
 
 mod audit;
+mod doctor;
 mod explain;
 mod inventory;
 mod mcp;
 mod policy_check;
+mod shell;
 mod skills;
 
 use clap::{Parser, Subcommand};
@@ -19,10 +21,11 @@ use crate::exit::Exit;
     version,
     about = "A per-tier command gate for AI operations agents",
     long_about = "A per-tier command gate for AI operations agents.\n\n\
-        Linked as gh, tea, docker, psql, curl or git in a tier directory that holds a tiershim.yaml, \
+        Linked as gh, tea, docker, psql, mysql, curl, git or ssh in a tier directory that holds a tiershim.yaml, \
         it parses each call as the real tool would, decides it against the agent's tier and the policy, \
         logs the decision, and then execs the real tool, prints what a dry run would do, or refuses \
-        (exit 77; 78 for a bad config or policy).\n\n\
+        (exit 77; 78 for a bad config or policy). The remote command of an ssh call is judged part by \
+        part with the same rules, and tiershim.yaml `hosts:` lists the hosts it may reach.\n\n\
         Run as tiershim, it is this admin tool."
 )]
 struct Cli {
@@ -37,6 +40,11 @@ enum Command {
     /// Policy tools.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
+    Shell(shell::Args),
+    /// Check an installation: links, config, real tools out of the agent's reach, passthrough
+    /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
+    Doctor(doctor::Args),
     /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
     Inventory(inventory::Args),
     /// Summarise an audit log: counts, refusals, scope violations, resets, anything odd.
@@ -56,11 +64,18 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum PolicyCommand {
-    /// Load a policy (the embedded default, or DIR), run every rule's examples, and report.
+    /// Load a policy (the embedded default, or DIR), run every rule's examples, vet the
+    /// passthrough list, and report.
     Check(policy_check::Args),
 }
 
 pub fn run(ctx: &Context) -> Exit {
+    // The admin CLI never needs the setgid group of a hardened install; `tiershim shell` in
+    // particular must not hand it to the agent's shell.
+    if let Err(e) = crate::harden::drop_group() {
+        eprintln!("tiershim: {e}");
+        return Exit::Internal;
+    }
     let argv = std::iter::once(std::ffi::OsString::from("tiershim")).chain(ctx.args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
@@ -72,6 +87,8 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Shell(a) => shell::run(ctx, a),
+        Command::Doctor(a) => doctor::run(a),
         Command::Skills { command, common } => skills::run(ctx, command, common),
         Command::Mcp(a) => mcp::run_mcp(ctx, a),
         Command::Instructions(a) => mcp::run_instructions(ctx, a),

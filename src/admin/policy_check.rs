@@ -7,11 +7,15 @@ use crate::exit::Exit;
 use crate::policy::{COMMON_YAML, Policy, check};
 use crate::sanitize::escape;
 use crate::tool::Tool;
+use crate::vet::{self, ExecCapable};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// An override policy directory (as `policy:` in tiershim.yaml). Default: the embedded policy.
     dir: Option<PathBuf>,
+    /// A passthrough list to vet (the format of shims/passthrough). Default: the shipped list.
+    #[arg(long, value_name = "FILE")]
+    passthrough: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Exit {
@@ -44,7 +48,7 @@ pub fn run(a: Args) -> Exit {
                 continue;
             }
         };
-        let failures = check::run_examples(&policy);
+        let failures = check::run_examples_in(&policy, a.dir.as_deref());
         let examples: usize = policy.examples.iter().map(|e| e.allow.len() + e.refuse.len()).sum();
         if failures.is_empty() {
             println!(
@@ -60,5 +64,44 @@ pub fn run(a: Args) -> Exit {
             }
         }
     }
+    if !check_passthrough(a.passthrough.as_deref()) {
+        ok = false;
+    }
     if ok { Exit::Ok } else { Exit::Config }
+}
+
+/// Vet a passthrough list against the table of exec-capable programs.
+fn check_passthrough(file: Option<&std::path::Path>) -> bool {
+    let (shown, text) = match file {
+        None => ("(shipped) shims/passthrough".to_string(), vet::PASSTHROUGH.to_string()),
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (f.display().to_string(), t),
+            Err(e) => {
+                println!("✗ passthrough: cannot read {}: {e}", f.display());
+                return false;
+            }
+        },
+    };
+    let table = match ExecCapable::embedded() {
+        Ok(t) => t,
+        Err(e) => {
+            println!("✗ passthrough: {e}");
+            return false;
+        }
+    };
+    let findings = vet::vet_list(&text, &table);
+    if findings.is_empty() {
+        let (list, _) = vet::parse_list(&text);
+        println!(
+            "✓ passthrough: {} tools, none in the {} programs known to run programs or write files ({shown})",
+            list.len(),
+            table.len()
+        );
+        return true;
+    }
+    println!("✗ passthrough: {} problem(s) in {shown}", findings.len());
+    for f in findings {
+        println!("    {}", escape(&f));
+    }
+    false
 }

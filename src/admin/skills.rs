@@ -229,6 +229,20 @@ fn show(catalog: &Catalog, name: &str, as_json: bool) -> Exit {
     Exit::Ok
 }
 
+/// Every error `validate` counts, one line each (`file: message`), for `tiershim doctor`.
+pub(super) fn errors(catalog: &Catalog) -> Vec<String> {
+    let mut out: Vec<String> = catalog.problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
+    for s in &catalog.skills {
+        for f in s.parsed.findings.iter().filter(|f| f.level == Level::Error) {
+            out.push(format!("{}: {}", s.shown, f.message));
+        }
+        if let Err(p) = Rules::build(std::slice::from_ref(s)) {
+            out.push(format!("{}: {}", s.shown, p.message));
+        }
+    }
+    out
+}
+
 fn validate(catalog: &Catalog, as_json: bool) -> Exit {
     let mut files = Vec::new();
     let mut errors = catalog.problems.len();

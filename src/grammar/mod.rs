@@ -13,7 +13,13 @@ pub mod gh;
 pub mod git;
 pub mod graphql;
 pub mod http;
+pub mod mysql;
 pub mod psql;
+pub mod remote;
+pub mod shell;
+pub mod sql;
+pub mod ssh;
+pub mod systemd;
 pub mod tea;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,6 +38,10 @@ pub struct Action {
     /// the check applies is the policy's call (a rule's `scope:`); a rule that asks for a scope
     /// check of an action without a target refuses it.
     pub scope: Option<ScopeTarget>,
+    /// The verb of the class this action belongs to, used only when no rule names `verb`
+    /// itself: a SQL function call `function pg_catalog.random` falls back to
+    /// `function volatile`, so the policy can name single functions and whole classes.
+    pub fallback: Option<String>,
     /// The HTTP request this action sends, when it is one (curl, `gh api`): what the policy's
     /// endpoint rules match on, whatever the host.
     pub http: Option<Http>,
@@ -123,8 +133,14 @@ impl Action {
             verb: verb.into(),
             marks: BTreeSet::new(),
             scope: None,
+            fallback: None,
             http: None,
         }
+    }
+
+    pub fn fallback(mut self, verb: impl Into<String>) -> Action {
+        self.fallback = Some(verb.into());
+        self
     }
 
     pub fn mark(mut self, m: impl Into<String>) -> Action {
@@ -151,6 +167,22 @@ pub enum Claim {
     /// `git -c credential.helper=!<path> auth git-credential …` as gh generates it: allowed
     /// only when `<path>` is the real gh of this install.
     GhCredentialHelper { path: String },
+    /// A value that must equal the operator's pin of `var` when there is one (`psql -U x`
+    /// against a pinned `PGUSER`); with no pin it stands. When one of `exclusive` is pinned the
+    /// value may not be given at all (a pinned `PGSERVICE` names the role itself).
+    PinnedIfSet {
+        var: &'static str,
+        value: String,
+        flag: String,
+        exclusive: &'static [&'static str],
+    },
+    /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
+    /// `tiershim.yaml` lists `hosts:`, it must be one of them.
+    SshHost { host: String, via: String },
+    /// A call only the real `tool` of this install makes, as a nested call (git asking for
+    /// `git-receive-pack` over ssh, ssh running its own `-J` hop): allowed only when the parent
+    /// process is that binary, whose own call the gate already judged.
+    Parent { tool: Tool, what: String },
 }
 
 /// What a grammar makes of argv.
@@ -167,6 +199,9 @@ pub struct Invocation {
     /// Set when the grammar cannot understand the call (unknown option, missing value, …).
     /// A call with a problem is always refused.
     pub problem: Option<String>,
+    /// What an ssh call runs on the remote host, cut into parts that are judged like local
+    /// calls (None for every other tool).
+    pub remote: Option<Box<remote::Remote>>,
 }
 
 impl Invocation {
@@ -178,6 +213,7 @@ impl Invocation {
             claims: Vec::new(),
             files: Vec::new(),
             problem: None,
+            remote: None,
         }
     }
 
@@ -200,7 +236,7 @@ impl Invocation {
     }
 }
 
-/// Parse argv (without the program name) for `tool`.
+/// Parse argv (without the program name) for `tool`, without the scripts it would read.
 pub fn parse(tool: Tool, args: &[String]) -> Invocation {
     parse_with(tool, args, &Contents::new())
 }
@@ -214,20 +250,85 @@ pub fn parse_with(tool: Tool, args: &[String], contents: &Contents) -> Invocatio
         Tool::Tea => tea::parse(args),
         Tool::Docker => docker::parse(args),
         Tool::Psql => psql::parse(args),
+        Tool::Mysql => mysql::parse(args),
         Tool::Git => git::parse(args),
+        Tool::Ssh => ssh::parse(args),
     }
 }
 
+/// Parse argv for `tool` with the scripts it runs (`psql -f`, stdin) as the gate read them
+/// ([`Sources`], `script_input`). Without them a script is an `unread` action the policy never
+/// allows.
+pub fn parse_scripts(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation {
+    match tool {
+        Tool::Psql => psql::parse_with(args, inputs),
+        Tool::Mysql => mysql::parse_with(args, inputs),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => parse(tool, args),
+    }
+}
+
+/// The scripts a call would read, for the gate to read first (`script_input`). Empty for tools
+/// that read none, and for calls the grammar cannot parse (they are refused anyway).
+pub fn sources(tool: Tool, args: &[String]) -> Sources {
+    match tool {
+        Tool::Psql => psql::sources(args),
+        Tool::Mysql => mysql::sources(args),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => Sources::default(),
+    }
+}
+
+/// argv for logs, after the shared redaction: what only the tool's own grammar can tell is a
+/// secret (mysql's attached `-pSECRET`).
+pub fn redact(tool: Tool, args: Vec<String>) -> Vec<String> {
+    match tool {
+        Tool::Mysql => mysql::redact(&args),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Psql | Tool::Curl | Tool::Git | Tool::Ssh => args,
+    }
+}
+
+/// Where a call's scripts come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// The tool reads a script from stdin (no `-c`, or `-f -`).
+    pub stdin: bool,
+    /// Script files, in argv order: the path as written and the argv index of the word that
+    /// ends with it (see [`opts::Found::at`]).
+    pub files: Vec<(String, usize)>,
+}
+
+/// What the gate found at each source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub stdin: Input,
+    /// One per [`Sources::files`] entry, same order.
+    pub files: Vec<Input>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Input {
+    /// Not read (policy examples, `explain` without the file).
+    #[default]
+    Unread,
+    /// stdin is a terminal: an interactive session, which cannot be judged in advance.
+    Terminal,
+    Text(String),
+    /// Could not be read, or is not text the gate can judge; the reason.
+    Failed(String),
+}
+
 /// Hardening arguments a grammar declares, inserted before the caller's argv at exec
-/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`).
+/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`; ssh's `-F`
+/// names the only configuration file it may read).
 pub fn prepend(tool: Tool) -> &'static [&'static str] {
     match tool {
         Tool::Curl => curl::PREPEND,
         Tool::Psql => psql::PREPEND,
+        Tool::Mysql => mysql::PREPEND,
         Tool::Gh => gh::PREPEND,
         Tool::Tea => tea::PREPEND,
         Tool::Docker => docker::PREPEND,
         Tool::Git => git::PREPEND,
+        Tool::Ssh => ssh::PREPEND,
     }
 }
 

@@ -162,6 +162,9 @@ pub struct Found {
     pub value: Option<String>,
     /// `--no-<name>` was used.
     pub negated: bool,
+    /// Index in argv of the word that ends with the value (the option's own word when the value
+    /// is attached or there is none, the next word otherwise), for a declared rewrite of it.
+    pub at: usize,
 }
 
 /// A piece of argv, in order.
@@ -343,6 +346,7 @@ fn long(args: &[String], mut i: usize, written: &str, body: &str, table: &[Opt],
         written: written.to_string(),
         value,
         negated,
+        at: i - 1,
     }));
     Ok(i)
 }
@@ -434,6 +438,7 @@ fn short(args: &[String], mut i: usize, written: &str, table: &[Opt], style: &St
                         written: written.to_string(),
                         value: Some(v.to_string()),
                         negated: false,
+                        at: i - 1,
                     }));
                     return Ok(i);
                 }
@@ -442,6 +447,7 @@ fn short(args: &[String], mut i: usize, written: &str, table: &[Opt], style: &St
                     written: written.to_string(),
                     value: None,
                     negated: false,
+                    at: i - 1,
                 }));
                 if !rest.is_empty() && !style.clusters {
                     return Err(format!("option -{c} cannot be bundled in {written}"));
@@ -473,6 +479,7 @@ fn short(args: &[String], mut i: usize, written: &str, table: &[Opt], style: &St
                     written: written.to_string(),
                     value,
                     negated: false,
+                    at: i - 1,
                 }));
                 return Ok(i);
             }
@@ -495,12 +502,13 @@ mod tests {
         Opt::flag("upstream", &["set-upstream"], &['u']),
     ];
 
-    fn found(id: &'static str, written: &str, value: Option<&str>) -> Item {
+    fn found(id: &'static str, written: &str, value: Option<&str>, at: usize) -> Item {
         Item::Opt(Found {
             id,
             written: written.into(),
             value: value.map(String::from),
             negated: false,
+            at,
         })
     }
 
@@ -510,8 +518,8 @@ mod tests {
         assert_eq!(
             p.items,
             vec![
-                found("silent", "-sXPOST", None),
-                found("request", "-sXPOST", Some("POST")),
+                found("silent", "-sXPOST", None, 0),
+                found("request", "-sXPOST", Some("POST"), 0),
                 Item::Pos("u".into())
             ]
         );
@@ -520,7 +528,7 @@ mod tests {
     #[test]
     fn long_abbreviations_resolve_to_the_unique_option() {
         let p = scan(&argv(&["--force-w", "origin"]), T, &Style::GIT_PARSE_OPTIONS).unwrap();
-        assert_eq!(p.items, vec![found("lease", "--force-w", None), Item::Pos("origin".into())]);
+        assert_eq!(p.items, vec![found("lease", "--force-w", None, 0), Item::Pos("origin".into())]);
         assert_eq!(
             scan(&argv(&["--forc"]), T, &Style::GIT_PARSE_OPTIONS),
             Err("option --forc is ambiguous".into())
@@ -563,6 +571,14 @@ mod tests {
     fn a_value_may_begin_with_a_dash() {
         let p = scan(&argv(&["-X", "-f"]), T, &Style::PFLAG).unwrap();
         assert_eq!(p.last("request"), Some("-f"));
+    }
+
+    #[test]
+    fn at_names_the_word_that_ends_with_the_value() {
+        let t = &[Opt::value("file", &["file"], &['f']), Opt::flag("x", &[], &['X'])];
+        let p = scan(&argv(&["-f", "a", "-Xfb", "--file=c", "--fi", "d", "e"]), t, &Style::GETOPT_LONG).unwrap();
+        let at: Vec<(Option<&str>, usize)> = p.all("file").iter().map(|f| (f.value.as_deref(), f.at)).collect();
+        assert_eq!(at, vec![(Some("a"), 1), (Some("b"), 2), (Some("c"), 3), (Some("d"), 5)]);
     }
 
     #[test]

@@ -4,26 +4,32 @@
 //! What the call does becomes one action per thing psql will run:
 //!
 //! - each `-c` string: a leading backslash makes it one meta-command (psql runs only the first
-//!   one in the string); anything else goes to the server verbatim, one action per statement
-//!   (`sql select`, `sql insert`, …), split by a small lexer that follows the server's (quotes,
-//!   `E''` escapes, `$tag$` quoting, nested comments, string continuation);
-//! - `-f`, and a call with no `-c`/`-f`/`-l` (psql then reads a script from stdin): `script`;
+//!   one in the string); anything else goes to the server verbatim. It is split into statements
+//!   by a lexer that follows the server's (quotes, `E''` escapes, `$tag$` quoting, nested
+//!   comments, string continuation), and each statement is classified by [`super::sql`]
+//!   (sqlparser): `sql select`, `sql insert`, …, and one `function …` action per call;
+//! - each script (`-f FILE`, `-f -`, or stdin when there is no `-c`/`-f`/`-l`): a `script`
+//!   action, then the actions of its meta-commands and statements, split the way psql's own
+//!   lexer splits them. The gate reads the script before the decision ([`Inputs`]); a script
+//!   that was not read is marked `unread`, and stdin on a terminal is `interactive`;
 //! - `-o`, `-L`, `-l`, `--help`, `-V`;
 //! - a dbname given as a connection string or URI (`-d` or positional): `conninfo`;
 //! - a backquote in a meta-command or a `-v` value (a shell command): `backquote`.
 //!
-//! The SQL check is deliberately small and default-deny: a statement is a plain read only when it
-//! starts with SELECT, WITH, VALUES, TABLE, SHOW or EXPLAIN and carries none of the marks that
-//! the policy makes stricter (`into`, `row-lock`, `writes`, `analyze`, `denied-function`). Text the
-//! lexer cannot place with certainty (an unterminated quote, a number run into a word, a `U&"…"`
-//! identifier) is a grammar problem. Strings are lexed both with and without
-//! `standard_conforming_strings`, because the server's setting decides whether `\'` ends a string.
+//! The role a call asks for (`-U`, the second positional, `user=` or `user@` in a connection
+//! string) is a [`Claim::PinnedIfSet`] against the operator's pinned `PGUSER` (or `PGSERVICE`).
+//!
+//! Text the lexer cannot place with certainty (an unterminated quote, a number run into a word, a
+//! `U&"…"` identifier, a `$` inside a name, a string that ends elsewhere when
+//! `standard_conforming_strings` is off), psql variable interpolation in a script (`:name`), and
+//! SQL sqlparser cannot parse are grammar problems: refused at every tier.
 //!
 //! This module only describes the call; tiers live in `policy/psql.yaml`. It reads no file and no
-//! stdin.
+//! stdin: the gate hands it what it read.
 
-use crate::grammar::opts::{self, Item, Opt, Style};
-use crate::grammar::{Action, Invocation};
+use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
+use crate::grammar::sql::{self, Dialect};
+use crate::grammar::{Action, Claim, Input, Inputs, Invocation, Sources};
 use crate::tool::Tool;
 
 /// `-X` first: psql must not run `psqlrc` (system or `PSQLRC`), which may hold `\!`.
@@ -73,24 +79,84 @@ const OPTS: &[Opt] = &[
 ];
 
 pub fn parse(args: &[String]) -> Invocation {
+    parse_with(args, &Inputs::default())
+}
+
+/// The call, with the scripts it reads as the gate found them.
+pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     let inv = Invocation::new(Tool::Psql, args);
-    match actions(args) {
-        Ok(list) => list.into_iter().fold(inv, Invocation::with_action),
+    match read(args, inputs) {
+        Ok((actions, claims)) => {
+            let mut inv = actions.into_iter().fold(inv, Invocation::with_action);
+            inv.claims = claims;
+            inv
+        }
         Err(problem) => inv.with_problem(problem),
     }
 }
 
-fn actions(args: &[String]) -> Result<Vec<Action>, String> {
-    let argv = without_cluster(args)?;
-    let parsed = opts::scan(&argv, OPTS, &Style::GETOPT_LONG)?;
+/// The scripts psql would read: every `-f FILE` (the argv index of its value), and stdin for
+/// `-f -` or a call with nothing else to run.
+pub fn sources(args: &[String]) -> Sources {
+    let Ok((parsed, index)) = scanned(args) else {
+        return Sources::default();
+    };
+    let mut out = Sources::default();
+    let mut runs_input = false;
+    for f in parsed.opts() {
+        match f.id {
+            "file" => {
+                runs_input = true;
+                match f.value.as_deref() {
+                    Some("-") => out.stdin = true,
+                    Some(v) => out.files.push((v.to_string(), index[f.at])),
+                    None => {}
+                }
+            }
+            "command" | "list" | "help" | "help-short" | "version" => runs_input = true,
+            _ => {}
+        }
+    }
+    if !runs_input {
+        out.stdin = true;
+    }
+    out
+}
+
+/// argv without pg_wrapper's `--cluster`, scanned; and for each scanned word its index in argv.
+fn scanned(args: &[String]) -> Result<(Parsed, Vec<usize>), String> {
+    let (argv, index) = without_cluster(args)?;
+    Ok((opts::scan(&argv, OPTS, &Style::GETOPT_LONG)?, index))
+}
+
+/// psql variables that change where psql ends a statement; the gate's split would differ.
+const SPLIT_VARIABLES: &[&str] = &["SINGLELINE", "SINGLESTEP"];
+
+fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), String> {
+    let (parsed, _) = scanned(args)?;
     let mut out = Vec::new();
+    let mut claims = Vec::new();
     // Without -c, -f or -l psql reads a script from stdin (or runs interactively).
     let mut runs_input = false;
+    let mut stdin_done = false;
+    let mut file_no = 0;
+    let mut reads_script = false;
+    let mut split_change = None;
+    let mut dbname_given = parsed.opts().any(|f| f.id == "dbname");
+    let mut user_given = parsed.opts().any(|f| f.id == "username");
     for item in &parsed.items {
         let f = match item {
             Item::Opt(f) => f,
             Item::Pos(p) => {
-                out.extend(conninfo(p)?);
+                // startup.c: the first positional is the dbname unless -d was given, the next the
+                // user name unless -U was; more are ignored with a warning.
+                if !dbname_given {
+                    dbname_given = true;
+                    out.extend(conninfo(p, &mut claims)?);
+                } else if !user_given {
+                    user_given = true;
+                    claims.push(role(p, "the user name argument"));
+                }
                 continue;
             }
             Item::Unknown { written, .. } => return Err(format!("unknown option {written}")),
@@ -101,12 +167,22 @@ fn actions(args: &[String]) -> Result<Vec<Action>, String> {
                 runs_input = true;
                 match value.strip_prefix('\\') {
                     Some(meta) => out.extend(meta_command(meta)),
-                    None => out.extend(sql(value)?),
+                    None => out.extend(sql_text(value)?),
                 }
             }
             "file" => {
                 runs_input = true;
-                out.push(Action::new("script").mark(if value == "-" { "stdin" } else { "file" }));
+                reads_script = true;
+                if value == "-" {
+                    if !stdin_done {
+                        stdin_done = true;
+                        out.extend(script_input("stdin", &inputs.stdin)?);
+                    }
+                } else {
+                    let input = inputs.files.get(file_no).unwrap_or(&Input::Unread);
+                    file_no += 1;
+                    out.extend(script_input("file", input)?);
+                }
             }
             "list" => {
                 runs_input = true;
@@ -117,8 +193,18 @@ fn actions(args: &[String]) -> Result<Vec<Action>, String> {
                 out.push(if value.starts_with('|') { a.mark("pipe") } else { a });
             }
             "log-file" => out.push(Action::new("log-file")),
-            "dbname" => out.extend(conninfo(value)?),
-            "set" if value.contains('`') => out.push(Action::new("backquote").mark("variable")),
+            "dbname" => out.extend(conninfo(value, &mut claims)?),
+            "username" => claims.push(role(value, &f.written)),
+            "set" => {
+                if value.contains('`') {
+                    out.push(Action::new("backquote").mark("variable"));
+                }
+                let name = value.split('=').next().unwrap_or_default();
+                if SPLIT_VARIABLES.contains(&name) {
+                    split_change = Some(format!("{} sets {name}", f.written));
+                }
+            }
+            "single-line" | "single-step" => split_change = Some(f.written.clone()),
             "help" => {
                 if let Some(topic) = f.value.as_deref()
                     && !matches!(topic, "options" | "commands" | "variables")
@@ -143,15 +229,46 @@ fn actions(args: &[String]) -> Result<Vec<Action>, String> {
         }
     }
     if !runs_input {
-        out.push(Action::new("script").mark("stdin"));
+        reads_script = true;
+        out.extend(script_input("stdin", &inputs.stdin)?);
     }
-    Ok(out)
+    if reads_script && let Some(what) = split_change {
+        return Err(format!("{what}, which changes where psql ends a statement in a script"));
+    }
+    Ok((out, claims))
+}
+
+/// The role psql would log in as must be the pinned one, when the operator pins one.
+fn role(value: &str, flag: &str) -> Claim {
+    Claim::PinnedIfSet {
+        var: "PGUSER",
+        value: value.to_string(),
+        flag: flag.to_string(),
+        exclusive: &["PGSERVICE"],
+    }
+}
+
+/// A script source: `script` (marked by where it comes from), then what the script runs.
+fn script_input(from: &str, input: &Input) -> Result<Vec<Action>, String> {
+    let head = Action::new("script").mark(from);
+    match input {
+        Input::Unread => Ok(vec![head.mark("unread")]),
+        Input::Terminal => Ok(vec![Action::new("interactive")]),
+        Input::Failed(why) => Err(why.clone()),
+        Input::Text(text) => {
+            let mut out = vec![head];
+            out.extend(script(text).map_err(|e| format!("{from} script: {e}"))?);
+            Ok(out)
+        }
+    }
 }
 
 /// Debian's `pg_wrapper` (Perl, runs first) removes the first `--cluster VER/NAME` or
 /// `--cluster=VER/NAME` before `--`, whatever precedes it, without knowing psql's options.
-fn without_cluster(args: &[String]) -> Result<Vec<String>, String> {
+/// Returns what psql sees and, for each of its words, the index in `args`.
+fn without_cluster(args: &[String]) -> Result<(Vec<String>, Vec<usize>), String> {
     let mut out = args.to_vec();
+    let mut index: Vec<usize> = (0..args.len()).collect();
     for i in 0..out.len() {
         if out[i] == "--" {
             break;
@@ -161,14 +278,16 @@ fn without_cluster(args: &[String]) -> Result<Vec<String>, String> {
                 return Err("--cluster needs a value (VERSION/CLUSTER)".into());
             }
             out.drain(i..i + 2);
+            index.drain(i..i + 2);
             break;
         }
         if out[i].strip_prefix("--cluster=").is_some_and(wrapper_takes) {
             out.remove(i);
+            index.remove(i);
             break;
         }
     }
-    Ok(out)
+    Ok((out, index))
 }
 
 /// `pg_wrapper`'s `/^--cluster=(\d+\.?\d)\/(.+)/` on what follows `=`. Anything else is left
@@ -238,7 +357,8 @@ const CONNINFO_KEYS: &[&str] = &[
 /// A dbname that libpq expands (`recognized_connection_string`: a URI prefix or any `=`) becomes
 /// a `conninfo` action; marks for the keys that change the session (`options` passes `-c GUC`,
 /// `service` reads them from a file the call does not show) or the protocol (`replication`).
-fn conninfo(s: &str) -> Result<Option<Action>, String> {
+/// The user it names is a role claim.
+fn conninfo(s: &str, claims: &mut Vec<Claim>) -> Result<Option<Action>, String> {
     let pairs = if let Some(rest) = s.strip_prefix("postgresql://").or_else(|| s.strip_prefix("postgres://")) {
         uri_params(rest)?
     } else if s.contains('=') {
@@ -247,30 +367,33 @@ fn conninfo(s: &str) -> Result<Option<Action>, String> {
         return Ok(None);
     };
     let mut a = Action::new("conninfo");
-    for key in pairs {
+    for (key, value) in pairs {
         let uri_only = key == "ssl";
         if !CONNINFO_KEYS.contains(&key.as_str()) && !uri_only {
             return Err(format!("connection string keyword {key:?} is not one libpq accepts"));
         }
         if matches!(key.as_str(), "options" | "service" | "replication") {
-            a.add(key);
+            a.add(key.as_str());
+        }
+        if key == "user" {
+            claims.push(role(&value, "user= in the connection string"));
         }
     }
     Ok(Some(a))
 }
 
 /// libpq `conninfo_parse`: `key = value` pairs; a value is a word or `'…'`, `\` escapes.
-fn keyword_pairs(s: &str) -> Result<Vec<String>, String> {
+fn keyword_pairs(s: &str) -> Result<Vec<(String, String)>, String> {
     let b = s.as_bytes();
     let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r');
-    let mut keys = Vec::new();
+    let mut pairs = Vec::new();
     let mut i = 0;
     loop {
         while b.get(i).is_some_and(|&c| space(c)) {
             i += 1;
         }
         if i >= b.len() {
-            return Ok(keys);
+            return Ok(pairs);
         }
         let start = i;
         while b.get(i).is_some_and(|&c| c != b'=' && !space(c)) {
@@ -287,17 +410,26 @@ fn keyword_pairs(s: &str) -> Result<Vec<String>, String> {
         while b.get(i).is_some_and(|&c| space(c)) {
             i += 1;
         }
+        let mut value = Vec::new();
         if b.get(i) == Some(&b'\'') {
             i += 1;
             loop {
                 match b.get(i) {
                     None => return Err(format!("connection string: unterminated quoted value of {key:?}")),
-                    Some(b'\\') => i += 2,
+                    Some(b'\\') => {
+                        if let Some(&c) = b.get(i + 1) {
+                            value.push(c);
+                        }
+                        i += 2;
+                    }
                     Some(b'\'') => {
                         i += 1;
                         break;
                     }
-                    Some(_) => i += 1,
+                    Some(&c) => {
+                        value.push(c);
+                        i += 1;
+                    }
                 }
             }
         } else {
@@ -305,27 +437,44 @@ fn keyword_pairs(s: &str) -> Result<Vec<String>, String> {
                 if space(c) {
                     break;
                 }
-                i += if c == b'\\' { 2 } else { 1 };
+                if c == b'\\' {
+                    if let Some(&n) = b.get(i + 1) {
+                        value.push(n);
+                    }
+                    i += 2;
+                } else {
+                    value.push(c);
+                    i += 1;
+                }
             }
         }
-        keys.push(key);
+        pairs.push((key, String::from_utf8_lossy(&value).into_owned()));
     }
 }
 
-/// libpq `conninfo_uri_parse_params`: `?k=v&k=v`, both sides percent-decoded. A `?` inside the
-/// user part only makes the parse stricter (its pieces are refused as unknown keys).
-fn uri_params(rest: &str) -> Result<Vec<String>, String> {
+/// libpq `conninfo_uri_parse`: the user before `@` (percent-decoded), then `?k=v&k=v`, both sides
+/// percent-decoded. A `?` inside the user part only makes the parse stricter (its pieces are
+/// refused as unknown keys).
+fn uri_params(rest: &str) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    if let Some(at) = rest[..authority_end].rfind('@') {
+        let userinfo = &rest[..at];
+        let user = userinfo.split(':').next().unwrap_or_default();
+        if !user.is_empty() {
+            pairs.push(("user".to_string(), percent_decode(user)?));
+        }
+    }
     let Some((_, query)) = rest.split_once('?') else {
-        return Ok(Vec::new());
+        return Ok(pairs);
     };
-    let mut keys = Vec::new();
     for param in query.split('&') {
-        let Some((k, _)) = param.split_once('=') else {
+        let Some((k, v)) = param.split_once('=') else {
             return Err(format!("connection URI parameter {param:?} has no \"=\""));
         };
-        keys.push(percent_decode(k)?);
+        pairs.push((percent_decode(k)?, percent_decode(v)?));
     }
-    Ok(keys)
+    Ok(pairs)
 }
 
 fn percent_decode(s: &str) -> Result<String, String> {
@@ -473,199 +622,147 @@ fn meta_command(body: &str) -> Vec<Action> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SQL (`-c 'SQL'`, sent verbatim)
+// SQL (`-c 'SQL'`, sent verbatim; and the statements of a script)
 
-/// First keywords of a plain read. Others are classified by the policy (`sql insert`, …).
-const PLAIN: &[&str] = &["select", "with", "values", "table", "show", "explain"];
-
-/// Built-in functions that write, signal, sleep, touch server files, open other connections or
-/// run SQL text the gate cannot see (postgres-functions.md: volatility is not enough on its own).
-const DENIED_FUNCTIONS: &[&str] = &[
-    "nextval",
-    "setval",
-    "set_config",
-    "pg_terminate_backend",
-    "pg_cancel_backend",
-    "pg_signal_backend",
-    "pg_reload_conf",
-    "pg_rotate_logfile",
-    "pg_promote",
-    "pg_switch_wal",
-    "pg_switch_xlog",
-    "pg_create_restore_point",
-    "pg_start_backup",
-    "pg_stop_backup",
-    "pg_notify",
-    "txid_current",
-    "pg_current_xact_id",
-    "pg_export_snapshot",
-    "pg_import_system_collations",
-    "pg_log_backend_memory_contexts",
-    "pg_log_standby_snapshot",
-    "pg_stat_file",
-    "pg_nextoid",
-    "pg_truncate_visibility_map",
-    "pg_sync_replication_slots",
-    "gin_clean_pending_list",
-    "ts_stat",
-    "loread",
-    "lowrite",
-];
-
-/// Families of the same, matched by prefix.
-const DENIED_PREFIXES: &[&str] = &[
-    "lo_",
-    "dblink",
-    "pg_advisory",
-    "pg_try_advisory",
-    "pg_read_",
-    "pg_ls_",
-    "pg_file_",
-    "pg_logdir_",
-    "pg_stat_reset",
-    "pg_stat_statements_reset",
-    "pg_create_",
-    "pg_drop_",
-    "pg_copy_",
-    "pg_replication_",
-    "pg_logical_",
-    "pg_wal_replay_",
-    "pg_xlog_replay_",
-    "pg_backup_",
-    "pg_restore_",
-    "pg_clear_",
-    "pg_sleep",
-    "binary_upgrade_",
-    "brin_summarize",
-    "brin_desummarize",
-    "query_to_xml",
-    "cursor_to_xml",
-];
-
-fn denied_function(name: &str) -> bool {
-    DENIED_FUNCTIONS.contains(&name) || DENIED_PREFIXES.iter().any(|p| name.starts_with(p))
-}
-
-/// One action per statement. The text is lexed twice (with and without
-/// `standard_conforming_strings`); a statement the two readings see differently yields both.
-fn sql(text: &str) -> Result<Vec<Action>, String> {
+/// One action per statement, plus one per function call. The text is lexed as the server would,
+/// with and without `standard_conforming_strings` (the server's setting decides whether `\'`
+/// ends a string); when the two readings differ the text is refused.
+fn sql_text(text: &str) -> Result<Vec<Action>, String> {
     if text.contains('\x0b') {
         // psql 15's lexer treats a vertical tab as a character, later ones as space.
         return Err("a vertical tab in SQL text".into());
     }
     let standard = lex(text, true)?;
     let escaped = lex(text, false).map_err(|e| format!("{e} (read as a server with standard_conforming_strings=off would)"))?;
-    let mut out = statements(&standard)?;
     if escaped != standard {
-        for a in statements(&escaped)? {
-            if !out.contains(&a) {
-                out.push(a);
-            }
-        }
+        return Err("SQL whose strings end elsewhere when standard_conforming_strings is off (a \\ before a quote)".into());
     }
-    Ok(out)
-}
-
-fn statements(toks: &[Tok]) -> Result<Vec<Action>, String> {
     let mut out = Vec::new();
-    for stmt in toks.split(|t| *t == Tok::Punct(b';')) {
-        if let Some(a) = statement(stmt)? {
-            out.push(a);
+    let mut start = 0;
+    let mut ends: Vec<usize> = standard.iter().filter(|(t, _)| *t == Tok::Punct(b';')).map(|(_, at)| *at).collect();
+    ends.push(text.len());
+    for end in ends {
+        out.extend(sql::statement(&text[start..end], Dialect::Postgres)?);
+        start = (end + 1).min(text.len());
+    }
+    Ok(out)
+}
+
+/// What a psql script is made of, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// SQL psql sends as one query (up to a `;` outside parentheses, or a `\g`).
+    Sql(String),
+    /// A meta-command line, without its backslash.
+    Meta(String),
+}
+
+/// Meta-commands that send the query buffer (with no argument they are a `;`).
+const SENDS: &[&str] = &["g", "gx", "gset", "gdesc", "gexec", "crosstabview", "watch"];
+
+/// The actions of a psql script (`-f`, stdin): split as psql's lexer (psqlscan.l) splits it,
+/// in both readings of `standard_conforming_strings`, which must agree.
+fn script(text: &str) -> Result<Vec<Action>, String> {
+    if text.contains('\x0b') {
+        return Err("a vertical tab in a script".into());
+    }
+    let standard = pieces(text, Mode::Standard)?;
+    let escaped = pieces(text, Mode::Escape).map_err(|e| format!("{e} (read with standard_conforming_strings=off)"))?;
+    if standard != escaped {
+        return Err("a script whose strings end elsewhere when standard_conforming_strings is off (a \\ before a quote)".into());
+    }
+    let mut out = Vec::new();
+    for p in standard {
+        match p {
+            Piece::Sql(s) => out.extend(sql_text(&s)?),
+            Piece::Meta(line) => {
+                let name = line.split([' ', '\t', '\r', '\x0c']).next().unwrap_or_default();
+                let bare = line[name.len()..].trim().is_empty();
+                if bare && matches!(name, "g" | "gx") {
+                    continue; // the same as `;`
+                }
+                out.extend(meta_command(&line));
+            }
         }
     }
     Ok(out)
 }
 
-fn word(t: Option<&Tok>) -> Option<&str> {
-    match t {
-        Some(Tok::Word(w)) => Some(w.as_str()),
-        _ => None,
-    }
-}
-
-fn statement(toks: &[Tok]) -> Result<Option<Action>, String> {
-    if toks.is_empty() {
-        return Ok(None);
-    }
-    let body: &[Tok] = match toks.iter().position(|t| *t != Tok::Punct(b'(')) {
-        Some(n) => &toks[n..],
-        None => &[],
+fn pieces(text: &str, plain: Mode) -> Result<Vec<Piece>, String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    let mut has_tokens = false;
+    let mut depth = 0usize;
+    let mut i = 0;
+    let finish = |buf: &mut String, has_tokens: &mut bool, out: &mut Vec<Piece>| {
+        if *has_tokens {
+            out.push(Piece::Sql(std::mem::take(buf)));
+        }
+        buf.clear();
+        *has_tokens = false;
     };
-    let Some(kw) = word(body.first()) else {
-        return Err(format!(
-            "a statement that does not start with a keyword ({})",
-            describe(body.first())
-        ));
-    };
-    let mut a = Action::new(format!("sql {kw}"));
-    let words: Vec<&str> = toks.iter().filter_map(|t| word(Some(t))).collect();
-    for pair in toks.windows(2) {
-        let name = match (&pair[0], &pair[1]) {
-            (Tok::Word(n), Tok::Punct(b'(')) => n.clone(),
-            (Tok::Ident(n), Tok::Punct(b'(')) => n.to_lowercase(),
-            _ => continue,
-        };
-        if denied_function(&name) {
-            a.add("denied-function");
-            a.add(format!("function={name}"));
-        }
-    }
-    if PLAIN.contains(&kw) {
-        if words.iter().any(|w| matches!(*w, "insert" | "update" | "delete" | "merge")) {
-            a.add("writes");
-        }
-        if words.contains(&"into") {
-            a.add("into");
-        }
-        if words
-            .windows(2)
-            .any(|w| w[0] == "for" && matches!(w[1], "update" | "share" | "no" | "key"))
-        {
-            a.add("row-lock");
-        }
-        if kw == "explain" && words.iter().any(|w| matches!(*w, "analyze" | "analyse")) {
-            a.add("analyze");
-        }
-    }
-    match kw {
-        "copy" => copy_marks(body, &mut a),
-        "alter" if word(body.get(1)) == Some("system") => a.add("alter-system"),
-        _ => {}
-    }
-    Ok(Some(a))
-}
-
-/// `COPY … PROGRAM 'cmd'` runs a shell on the server; `COPY … FROM/TO 'file'` reads or writes
-/// a server file. Only STDIN/STDOUT stay between client and server.
-fn copy_marks(toks: &[Tok], a: &mut Action) {
-    if toks.iter().any(|t| word(Some(t)) == Some("program")) {
-        a.add("program");
-    }
-    let mut depth = 0i32;
-    for (i, t) in toks.iter().enumerate() {
-        match t {
-            Tok::Punct(b'(') => depth += 1,
-            Tok::Punct(b')') => depth -= 1,
-            Tok::Word(w)
-                if depth == 0 && (w == "from" || w == "to") && !matches!(word(toks.get(i + 1)), Some("stdin" | "stdout" | "program")) =>
-            {
-                a.add("server-file");
+    while let Some(&c) = b.get(i) {
+        if c == b'\\' {
+            let end = (i..b.len()).find(|&k| b[k] == b'\n').unwrap_or(b.len());
+            let line = &text[i + 1..end];
+            if line.contains('\\') {
+                return Err(format!(
+                    "more than one backslash on the meta-command line \\{}: put each meta-command on its own line",
+                    line.trim_end()
+                ));
             }
+            if interpolates(line) {
+                return Err(format!("psql variable interpolation in \\{}", line.trim_end()));
+            }
+            let name = line.split([' ', '\t', '\r', '\x0c']).next().unwrap_or_default();
+            if has_tokens {
+                if !SENDS.contains(&name) {
+                    return Err(format!("the meta-command \\{name} inside an SQL statement"));
+                }
+                depth = 0;
+                finish(&mut buf, &mut has_tokens, &mut out);
+            }
+            out.push(Piece::Meta(line.to_string()));
+            i = end;
+            continue;
+        }
+        if c == b':' {
+            match b.get(i + 1) {
+                Some(b':') => {
+                    buf.push_str("::");
+                    has_tokens = true;
+                    i += 2;
+                    continue;
+                }
+                Some(&n) if ident_start(n) || n == b'\'' || n == b'"' => {
+                    let shown: String = text[i..].chars().take(20).collect();
+                    return Err(format!("psql variable interpolation ({shown}…) in SQL"));
+                }
+                _ => {}
+            }
+        }
+        let (tok, j) = step(b, i, plain)?;
+        buf.push_str(&text[i..j]);
+        i = j;
+        let Some(tok) = tok else { continue };
+        has_tokens = true;
+        match tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth = depth.saturating_sub(1),
+            Tok::Punct(b';') if depth == 0 => finish(&mut buf, &mut has_tokens, &mut out),
             _ => {}
         }
     }
+    finish(&mut buf, &mut has_tokens, &mut out);
+    Ok(out)
 }
 
-fn describe(t: Option<&Tok>) -> String {
-    match t {
-        None => "nothing but parentheses".into(),
-        Some(Tok::Word(w)) => w.clone(),
-        Some(Tok::Ident(i)) => format!("the quoted identifier \"{i}\""),
-        Some(Tok::Str) => "a string".into(),
-        Some(Tok::Num) => "a number".into(),
-        Some(Tok::Param) => "a parameter".into(),
-        Some(Tok::Punct(c)) => format!("{:?}", char::from(*c)),
-    }
+/// psql interpolates `:name`, `:'name'` and `:"name"` in meta-command arguments too.
+fn interpolates(line: &str) -> bool {
+    let b = line.as_bytes();
+    (0..b.len())
+        .any(|i| b[i] == b':' && b.get(i + 1).is_some_and(|&n| ident_start(n) || n == b'\'' || n == b'"') && (i == 0 || b[i - 1] != b':'))
 }
 
 /// What the statement check needs from the server's lexer (`scan.l`); comments and white space
@@ -708,81 +805,85 @@ fn ident_cont(c: u8) -> bool {
     ident_start(c) || c.is_ascii_digit() || c == b'$'
 }
 
-/// Lex `sql` as the server would. `standard_strings` is the session's
-/// standard_conforming_strings.
-fn lex(sql: &str, standard_strings: bool) -> Result<Vec<Tok>, String> {
+/// Lex `sql` as the server would: each token with its byte offset. `standard_strings` is the
+/// session's standard_conforming_strings.
+fn lex(sql: &str, standard_strings: bool) -> Result<Vec<(Tok, usize)>, String> {
     let b = sql.as_bytes();
     let plain = if standard_strings { Mode::Standard } else { Mode::Escape };
     let mut out = Vec::new();
     let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        let next = b.get(i + 1).copied();
-        if is_space(c) {
-            i += 1;
-        } else if c == b'-' && next == Some(b'-') {
-            i = line_end(b, i);
-        } else if c == b'/' && next == Some(b'*') {
-            i = block_comment(b, i)?;
-        } else if c == b'\'' {
-            i = string(b, i + 1, plain)?;
-            out.push(Tok::Str);
-        } else if c == b'"' {
-            let (name, j) = quoted_ident(b, i + 1)?;
-            out.push(Tok::Ident(name));
-            i = j;
-        } else if c == b'$' {
-            if next.is_some_and(|n| n.is_ascii_digit()) {
-                let j = digits_end(b, i + 1);
-                junk_check(b, i, j)?;
-                out.push(Tok::Param);
-                i = j;
-            } else if let Some(open_end) = dollar_delim(b, i) {
-                let tag = &b[i..open_end];
-                let Some(k) = find(&b[open_end..], tag) else {
-                    return Err(format!("unterminated dollar-quoted string {}", String::from_utf8_lossy(tag)));
-                };
-                out.push(Tok::Str);
-                i = open_end + k + tag.len();
-            } else {
-                out.push(Tok::Punct(c));
-                i += 1;
-            }
-        } else if ident_start(c) {
-            let j = (i..b.len()).find(|&k| !ident_cont(b[k])).unwrap_or(b.len());
-            // A one-letter word right before a quote is a string prefix (flex's longest match).
-            let quote_next = b.get(j) == Some(&b'\'');
-            let mode = match (j - i, c.to_ascii_lowercase()) {
-                (1, b'e') if quote_next => Some((Mode::Escape, j + 1)),
-                (1, b'b' | b'x') if quote_next => Some((Mode::Bits, j + 1)),
-                (1, b'n') if quote_next => Some((plain, j + 1)),
-                (1, b'u') if b.get(j) == Some(&b'&') => match b.get(j + 1) {
-                    Some(b'\'') => Some((Mode::Standard, j + 2)),
-                    Some(b'"') => return Err("a U&\"…\" identifier (unicode escapes are not read here)".into()),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match mode {
-                Some((m, start)) => {
-                    i = string(b, start, m)?;
-                    out.push(Tok::Str);
-                }
-                None => {
-                    out.push(Tok::Word(String::from_utf8_lossy(&b[i..j]).to_ascii_lowercase()));
-                    i = j;
-                }
-            }
-        } else if c.is_ascii_digit() || (c == b'.' && next.is_some_and(|n| n.is_ascii_digit())) {
-            let j = number_end(b, i);
-            junk_check(b, i, j)?;
-            out.push(Tok::Num);
-            i = j;
-        } else {
-            out.push(Tok::Punct(c));
-            i += 1;
+    while i < b.len() {
+        let (tok, j) = step(b, i, plain)?;
+        if let Some(t) = tok {
+            out.push((t, i));
         }
+        i = j;
     }
     Ok(out)
+}
+
+/// One token (or white space or a comment, which yield none) at `i`; returns where it ends.
+fn step(b: &[u8], i: usize, plain: Mode) -> Result<(Option<Tok>, usize), String> {
+    let c = b[i];
+    let next = b.get(i + 1).copied();
+    if is_space(c) {
+        Ok((None, i + 1))
+    } else if c == b'-' && next == Some(b'-') {
+        Ok((None, line_end(b, i)))
+    } else if c == b'/' && next == Some(b'*') {
+        Ok((None, block_comment(b, i)?))
+    } else if c == b'\'' {
+        Ok((Some(Tok::Str), string(b, i + 1, plain)?))
+    } else if c == b'"' {
+        let (name, j) = quoted_ident(b, i + 1)?;
+        Ok((Some(Tok::Ident(name)), j))
+    } else if c == b'$' {
+        if next.is_some_and(|n| n.is_ascii_digit()) {
+            let j = digits_end(b, i + 1);
+            junk_check(b, i, j)?;
+            Ok((Some(Tok::Param), j))
+        } else if let Some(open_end) = dollar_delim(b, i) {
+            let tag = &b[i..open_end];
+            let Some(k) = find(&b[open_end..], tag) else {
+                return Err(format!("unterminated dollar-quoted string {}", String::from_utf8_lossy(tag)));
+            };
+            Ok((Some(Tok::Str), open_end + k + tag.len()))
+        } else {
+            Ok((Some(Tok::Punct(c)), i + 1))
+        }
+    } else if ident_start(c) {
+        let j = (i..b.len()).find(|&k| !ident_cont(b[k])).unwrap_or(b.len());
+        // A one-letter word right before a quote is a string prefix (flex's longest match).
+        let quote_next = b.get(j) == Some(&b'\'');
+        let mode = match (j - i, c.to_ascii_lowercase()) {
+            (1, b'e') if quote_next => Some((Mode::Escape, j + 1)),
+            (1, b'b' | b'x') if quote_next => Some((Mode::Bits, j + 1)),
+            (1, b'n') if quote_next => Some((plain, j + 1)),
+            (1, b'u') if b.get(j) == Some(&b'&') => match b.get(j + 1) {
+                Some(b'\'') => Some((Mode::Standard, j + 2)),
+                Some(b'"') => return Err("a U&\"…\" identifier (unicode escapes are not read here)".into()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match mode {
+            Some((m, start)) => Ok((Some(Tok::Str), string(b, start, m)?)),
+            None => {
+                let word = String::from_utf8_lossy(&b[i..j]).to_ascii_lowercase();
+                if word.contains('$') {
+                    // The server reads `a$$` as one name; other SQL lexers open a dollar quote.
+                    return Err(format!("a $ inside the name {word}: write the name in double quotes"));
+                }
+                Ok((Some(Tok::Word(word)), j))
+            }
+        }
+    } else if c.is_ascii_digit() || (c == b'.' && next.is_some_and(|n| n.is_ascii_digit())) {
+        let j = number_end(b, i);
+        junk_check(b, i, j)?;
+        Ok((Some(Tok::Num), j))
+    } else {
+        Ok((Some(Tok::Punct(c)), i + 1))
+    }
 }
 
 /// A number or parameter run into a word (`1e'…'`, `0x1F`, `$1abc`) lexes differently across
@@ -962,6 +1063,22 @@ mod tests {
         marks.iter().fold(Action::new(verb), |a, m| a.mark(*m))
     }
 
+    fn with_stdin(words: &[&str], text: &str) -> Invocation {
+        let inputs = Inputs {
+            stdin: Input::Text(text.into()),
+            files: vec![],
+        };
+        parse_with(&argv(words), &inputs)
+    }
+
+    fn script_verbs(text: &str) -> Result<Vec<String>, String> {
+        let inv = with_stdin(&[], text);
+        match inv.problem {
+            Some(p) => Err(p),
+            None => Ok(inv.actions.iter().map(|a| a.verb.clone()).collect()),
+        }
+    }
+
     #[test]
     fn a_select_in_dash_c_is_one_plain_query() {
         assert_eq!(actions_of(&["-c", "select 1"]), vec![act("sql select", &[])]);
@@ -1009,99 +1126,50 @@ mod tests {
     }
 
     #[test]
-    fn a_dollar_inside_a_word_does_not_open_a_dollar_quote() {
+    fn a_dollar_inside_a_name_is_refused() {
         assert_eq!(
-            verbs(&["-c", "select a$$; drop table t; select 1"]),
-            vec!["sql select", "sql drop", "sql select"]
+            problem(&["-c", "select a$$; drop table t; select 1"]),
+            "a $ inside the name a$$: write the name in double quotes"
         );
-        assert_eq!(
-            problem(&["-c", "select a$$; drop table t; $$"]),
-            "unterminated dollar-quoted string $$"
-        );
+        assert_eq!(verbs(&["-c", "select \"a$$\" from t"]), vec!["sql select"]);
     }
 
     #[test]
-    fn a_backslash_quote_is_read_both_ways() {
+    fn a_backslash_quote_that_reads_two_ways_is_refused() {
         // standard_conforming_strings on: 'a\' ends; off: the string runs on.
-        assert_eq!(verbs(&["-c", "select 'a\\''; drop table t; --'"]), vec!["sql select", "sql drop"]);
-        // E'' always escapes, and a continued string keeps its mode.
+        assert!(problem(&["-c", "select 'a\\''; drop table t; --'"]).contains("standard_conforming_strings is off"));
+        // E'' always escapes: one reading.
         assert_eq!(verbs(&["-c", "select E'x\\'; drop table t; --'"]), vec!["sql select"]);
-        assert_eq!(
-            verbs(&["-c", "select E'x'\n'\\'' ; drop table t; --'"]),
-            vec!["sql select", "sql drop"]
-        );
+        // A continued E'' string keeps its escapes: both readings see the DROP (or cannot parse).
+        let inv = parse(&argv(&["-c", "select E'x'\n'\\'' ; drop table t; --'"]));
+        assert!(inv.problem.is_some() || inv.actions.iter().any(|a| a.verb == "sql drop"), "{inv:?}");
+        // A backslash that does not move the end of a string is fine.
+        assert_eq!(verbs(&["-c", "select 'C:\\temp'"]), vec!["sql select"]);
     }
 
     #[test]
-    fn unterminated_text_is_a_problem() {
+    fn unterminated_or_unparsable_text_is_a_problem() {
         assert_eq!(problem(&["-c", "select 'a"]), "unterminated quoted string");
         assert_eq!(problem(&["-c", "select 1 /* /* */"]), "unterminated /* comment");
         assert_eq!(problem(&["-c", "select $a$ x $b$"]), "unterminated dollar-quoted string $a$");
         assert_eq!(problem(&["-c", "select \"x"]), "unterminated quoted identifier");
-        assert!(problem(&["-c", "select 'a\\'"]).contains("standard_conforming_strings=off"));
         assert!(problem(&["-c", "select 1e'x'"]).starts_with("a number run into a word (1e)"));
         assert!(problem(&["-c", "select U&\"\\0061\"()"]).starts_with("a U&"));
-        assert!(problem(&["-c", "'x'"]).starts_with("a statement that does not start with a keyword"));
+        assert!(problem(&["-c", "do $$ begin delete from t; end $$"]).starts_with("SQL the gate cannot parse"));
+        assert!(problem(&["-c", "frobnicate t"]).starts_with("SQL the gate cannot parse"));
     }
 
     #[test]
-    fn reads_that_are_not_plain_get_marks() {
-        assert_eq!(actions_of(&["-c", "select * into t2 from t"]), vec![act("sql select", &["into"])]);
+    fn statements_carry_their_function_calls() {
+        let got = actions_of(&["-c", "select pg_catalog.NEXTVAL/* x */('s'), now()"]);
+        let v: Vec<(&str, Option<&str>)> = got.iter().map(|a| (a.verb.as_str(), a.fallback.as_deref())).collect();
         assert_eq!(
-            actions_of(&["-c", "select * from t for no key update"]),
-            vec![act("sql select", &["row-lock", "writes"])]
-        );
-        assert_eq!(
-            actions_of(&["-c", "SELECT * FROM t FOR SHARE"]),
-            vec![act("sql select", &["row-lock"])]
-        );
-        assert_eq!(
-            actions_of(&["-c", "with d as (delete from t returning *) select * from d"]),
-            vec![act("sql with", &["writes"])]
-        );
-        assert_eq!(
-            actions_of(&["-c", "explain (analyse) select 1"]),
-            vec![act("sql explain", &["analyze"])]
-        );
-        assert_eq!(actions_of(&["-c", "explain select 1"]), vec![act("sql explain", &[])]);
-        assert_eq!(actions_of(&["-c", "(values (1))"]), vec![act("sql values", &[])]);
-    }
-
-    #[test]
-    fn denied_functions_are_found_however_they_are_written() {
-        for sql in [
-            "select nextval('s')",
-            "select pg_catalog.NEXTVAL ('s')",
-            "select \"nextval\"/* x */('s')",
-            "select * from nextval('s')",
-        ] {
-            assert_eq!(
-                actions_of(&["-c", sql]),
-                vec![act("sql select", &["denied-function", "function=nextval"])],
-                "{sql}"
-            );
-        }
-        assert_eq!(
-            actions_of(&["-c", "select lo_from_bytea(0, 'x')"]),
-            vec![act("sql select", &["denied-function", "function=lo_from_bytea"])]
-        );
-        assert_eq!(
-            actions_of(&["-c", "select 'nextval(1)', nextval_count from t"]),
-            vec![act("sql select", &[])]
-        );
-    }
-
-    #[test]
-    fn copy_to_program_or_a_server_file_is_marked() {
-        assert_eq!(actions_of(&["-c", "copy t to program 'sh'"]), vec![act("sql copy", &["program"])]);
-        assert_eq!(
-            actions_of(&["-c", "COPY t FROM '/etc/passwd'"]),
-            vec![act("sql copy", &["server-file"])]
-        );
-        assert_eq!(actions_of(&["-c", "copy (select a from t) to stdout"]), vec![act("sql copy", &[])]);
-        assert_eq!(
-            actions_of(&["-c", "alter system set x = 1"]),
-            vec![act("sql alter", &["alter-system"])]
+            v,
+            vec![
+                ("function pg_catalog.nextval", Some("function volatile")),
+                ("function pg_catalog.now", Some("function stable")),
+                ("sql select", None),
+            ]
         );
     }
 
@@ -1119,7 +1187,6 @@ mod tests {
         // psql 15 answers "invalid command" and runs nothing; the policy leaves them unclassified.
         assert_eq!(verbs(&["-c", "\\!id"]), vec!["\\!id"]);
         assert_eq!(verbs(&["-c", "\\echofoo"]), vec!["\\echofoo"]);
-        assert_eq!(verbs(&["-c", "\\lo_nothing"]), vec!["\\lo_nothing"]);
         assert_eq!(verbs(&["-c", "\\o|sh"]), vec!["\\o|sh"]);
         assert_eq!(actions_of(&["-c", "\\o |sh"]), vec![act("\\o", &["pipe"])]);
     }
@@ -1139,14 +1206,106 @@ mod tests {
     }
 
     #[test]
-    fn no_command_means_a_script_on_stdin() {
-        assert_eq!(actions_of(&["-h", "db", "mydb"]), vec![act("script", &["stdin"])]);
-        assert_eq!(actions_of(&["-f", "-"]), vec![act("script", &["stdin"])]);
-        assert_eq!(actions_of(&["--file=x.sql"]), vec![act("script", &["file"])]);
+    fn scripts_that_were_not_read_are_marked_unread() {
+        assert_eq!(actions_of(&["-h", "db", "mydb"]), vec![act("script", &["stdin", "unread"])]);
+        assert_eq!(actions_of(&["-f", "-"]), vec![act("script", &["stdin", "unread"])]);
+        assert_eq!(actions_of(&["--file=x.sql"]), vec![act("script", &["file", "unread"])]);
         assert_eq!(verbs(&["-l"]), vec!["list"]);
         assert_eq!(verbs(&["-V"]), vec!["version"]);
         assert_eq!(verbs(&["--help=commands"]), vec!["help"]);
         assert_eq!(verbs(&["-?"]), vec!["help"]);
+    }
+
+    #[test]
+    fn a_terminal_on_stdin_is_an_interactive_session() {
+        let inputs = Inputs {
+            stdin: Input::Terminal,
+            files: vec![],
+        };
+        assert_eq!(parse_with(&argv(&["mydb"]), &inputs).actions, vec![act("interactive", &[])]);
+    }
+
+    #[test]
+    fn sources_name_each_file_and_where_its_value_is() {
+        assert_eq!(
+            sources(&argv(&[
+                "--cluster",
+                "15/main",
+                "-f",
+                "a.sql",
+                "-Xfb.sql",
+                "--fil=c.sql",
+                "-f",
+                "-"
+            ])),
+            Sources {
+                stdin: true,
+                files: vec![("a.sql".into(), 3), ("b.sql".into(), 4), ("c.sql".into(), 5)],
+            }
+        );
+        assert_eq!(sources(&argv(&["-c", "select 1"])), Sources::default());
+        assert_eq!(
+            sources(&argv(&["mydb"])),
+            Sources {
+                stdin: true,
+                files: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn a_script_is_split_as_psql_splits_it() {
+        assert_eq!(
+            script_verbs("select 1;\n\\dt\nselect now()\n\\g\n-- \\! id\nselect '\\! id';\n"),
+            Ok(vec![
+                "script".into(),
+                "sql select".into(),
+                "\\d".into(),
+                "function pg_catalog.now".into(),
+                "sql select".into(),
+                "sql select".into()
+            ])
+        );
+        assert_eq!(
+            script_verbs("select 1; delete from t;"),
+            Ok(vec!["script".into(), "sql select".into(), "sql delete".into()])
+        );
+        assert_eq!(script_verbs(""), Ok(vec!["script".into()]));
+        assert_eq!(script_verbs("\\! id\n"), Ok(vec!["script".into(), "\\!".into()]));
+        assert_eq!(
+            script_verbs("select a::text from t;"),
+            Ok(vec!["script".into(), "sql select".into()])
+        );
+    }
+
+    #[test]
+    fn script_constructs_the_gate_cannot_follow_are_problems() {
+        for (text, want) in [
+            ("select :x;", "psql variable interpolation"),
+            ("select :'x';", "psql variable interpolation"),
+            ("\\echo :x\n", "psql variable interpolation"),
+            ("select 1 \\echo x\n;", "the meta-command \\echo inside an SQL statement"),
+            ("\\echo a \\\\ select 1\n", "more than one backslash"),
+            ("select 'a\\'; drop table t; --';", "standard_conforming_strings is off"),
+            ("select (1; drop table t);", "SQL the gate cannot parse"),
+            ("do $$ begin null; end $$;", "SQL the gate cannot parse"),
+        ] {
+            let got = script_verbs(text).expect_err(text);
+            assert!(got.contains(want), "{text:?}: {got}");
+            assert!(got.starts_with("stdin script: "), "{got}");
+        }
+    }
+
+    #[test]
+    fn options_that_change_statement_ends_are_refused_with_a_script() {
+        let inv = with_stdin(&["-S"], "select 1");
+        assert_eq!(
+            inv.problem.as_deref(),
+            Some("-S, which changes where psql ends a statement in a script")
+        );
+        let inv = with_stdin(&["-v", "SINGLELINE=on"], "select 1");
+        assert!(inv.problem.is_some());
+        assert_eq!(verbs(&["-S", "-c", "select 1"]), vec!["sql select"]);
     }
 
     #[test]
@@ -1179,13 +1338,51 @@ mod tests {
             vec![act("list", &[]), act("conninfo", &["service"])]
         );
         assert_eq!(
-            actions_of(&["-l", "host=db dbname=app"]),
-            vec![act("list", &[]), act("conninfo", &[])]
-        );
-        assert_eq!(
             problem(&["-l", "-d", "host=db sslkeylogfile=/tmp/k"]),
             "connection string keyword \"sslkeylogfile\" is not one libpq accepts"
         );
+    }
+
+    fn roles(words: &[&str]) -> Vec<(String, String)> {
+        parse(&argv(words))
+            .claims
+            .into_iter()
+            .map(|c| match c {
+                Claim::PinnedIfSet { var, value, flag, .. } => {
+                    assert_eq!(var, "PGUSER");
+                    (flag, value)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_way_of_naming_the_role_is_a_claim() {
+        assert_eq!(roles(&["-U", "admin", "-c", "select 1"]), vec![("-U".into(), "admin".into())]);
+        assert_eq!(roles(&["--user=admin", "-l"]), vec![("--user=admin".into(), "admin".into())]);
+        assert_eq!(
+            roles(&["app", "admin", "-c", "select 1"]),
+            vec![("the user name argument".into(), "admin".into())]
+        );
+        // With -d, the first positional is the user name (startup.c).
+        assert_eq!(
+            roles(&["-d", "app", "admin", "-l"]),
+            vec![("the user name argument".into(), "admin".into())]
+        );
+        assert_eq!(
+            roles(&["-d", "host=db user='ad\\'min'", "-l"]),
+            vec![("user= in the connection string".into(), "ad'min".into())]
+        );
+        assert_eq!(
+            roles(&["postgresql://ad%6Din:pw@db/app", "-l"]),
+            vec![("user= in the connection string".into(), "admin".into())]
+        );
+        assert_eq!(
+            roles(&["postgres://db/app?user=admin", "-l"]),
+            vec![("user= in the connection string".into(), "admin".into())]
+        );
+        assert_eq!(roles(&["-l", "app"]), vec![]);
     }
 
     #[test]

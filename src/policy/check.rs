@@ -2,10 +2,13 @@
 //! override policy loads, by `tiershim policy check`, and by the test suite for the embedded
 //! policy. An example is judged at its rule's tier:
 //!
+//! Examples may say what stdin holds (`stdin:` text, or `terminal: true`).
+//!
 //! - `allow` argv: allowed at the rule's tier *by this rule*, and refused one tier below;
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::decision::{Changes, Facts, Request, Verdict, decide};
@@ -15,7 +18,22 @@ use crate::scope::Rules;
 
 /// Every disagreement, one line each (empty when the examples hold).
 pub fn run_examples(policy: &Policy) -> Vec<String> {
+    run_examples_in(policy, None)
+}
+
+/// [`run_examples`] for a policy loaded from `dir`: an ssh policy's examples judge their remote
+/// commands with the other tools' policies from the same directory (embedded where it has none).
+pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
     let mut out = Vec::new();
+    let mut base = Request {
+        ceiling: 3,
+        ..Request::default()
+    };
+    match super::remote_policies(policy.tool, dir) {
+        Ok(p) => base.policies = p,
+        Err(e) => out.push(e.to_string()),
+    }
+    let judge = |argv: &[String], tier: u8, inputs: &grammar::Inputs| judge(policy, &base, argv, tier, inputs);
     for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
         if ex.allow.is_empty() && ex.refuse.is_empty() {
             out.push(format!("rule {} has no examples", rule.id));
@@ -26,7 +44,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             Required::Never => 3,
         };
         for argv in &ex.allow {
-            let d = judge(policy, argv, tier);
+            let d = judge(argv, tier, &ex.inputs);
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
@@ -38,7 +56,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
                 ));
             }
             if tier > 1 {
-                let below = judge(policy, argv, tier - 1);
+                let below = judge(argv, tier - 1, &ex.inputs);
                 if below.verdict != Verdict::Refuse {
                     out.push(format!(
                         "rule {}: allow example `{} {}` is not refused at tier {}",
@@ -51,7 +69,7 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in &ex.refuse {
-            let d = judge(policy, argv, tier);
+            let d = judge(argv, tier, &ex.inputs);
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -72,6 +90,10 @@ pub fn run_examples(policy: &Policy) -> Vec<String> {
 /// curl, `[gh, …]` for gh), judged the same way as a rule's.
 pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
     let mut out = Vec::new();
+    let base = Request {
+        ceiling: 3,
+        ..Request::default()
+    };
     for (rule, ex) in policy.endpoints.iter().zip(&policy.endpoint_examples) {
         let tier = match rule.required {
             Required::Tier(n) => n,
@@ -79,7 +101,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
         };
         let mine = |argv: &&Vec<String>| argv.first().map(String::as_str) == Some(policy.tool.name());
         for argv in ex.allow.iter().filter(mine) {
-            let d = judge(policy, &argv[1..], tier);
+            let d = judge(policy, &base, &argv[1..], tier, &grammar::Inputs::default());
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is {} by rule {} at tier {tier}",
@@ -89,7 +111,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
                     d.rule
                 ));
             }
-            if tier > 1 && judge(policy, &argv[1..], tier - 1).verdict != Verdict::Refuse {
+            if tier > 1 && judge(policy, &base, &argv[1..], tier - 1, &grammar::Inputs::default()).verdict != Verdict::Refuse {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is not refused at tier {}",
                     rule.id,
@@ -99,7 +121,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in ex.refuse.iter().filter(mine) {
-            let d = judge(policy, &argv[1..], tier);
+            let d = judge(policy, &base, &argv[1..], tier, &grammar::Inputs::default());
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -117,14 +139,11 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
 
 /// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
 /// and a scope check finds no changed file (path rules are the skills' business, not the
-/// policy examples').
-fn judge(policy: &Policy, argv: &[String], tier: u8) -> crate::decision::Decision {
-    let inv = grammar::parse(policy.tool, argv);
-    let mut req = Request {
-        ceiling: 3,
-        env_tier: Some(tier.to_string()),
-        ..Request::default()
-    };
+/// policy examples'). `inputs` is what the example's stdin holds.
+fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, inputs: &grammar::Inputs) -> crate::decision::Decision {
+    let inv = grammar::parse_scripts(policy.tool, argv, inputs);
+    let mut req = base.clone();
+    req.env_tier = Some(tier.to_string());
     let d = decide(&inv, policy, &req);
     if d.needs.is_empty() {
         return d;
@@ -186,6 +205,7 @@ mod tests {
             assert_eq!(a.endpoints, b.endpoints, "{tool}");
             assert_eq!(a.reset, b.reset, "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
+            assert_eq!(a.set_by_tier, b.set_by_tier, "{tool}");
         }
     }
 }

@@ -294,6 +294,7 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
         examples.push(Examples {
             allow: ex.allow,
             refuse: ex.refuse,
+            inputs: Default::default(),
         });
         rules.push(Endpoint {
             id: e.id,

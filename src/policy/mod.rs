@@ -67,6 +67,12 @@ pub struct ExamplesFile {
     pub allow: Vec<Vec<String>>,
     #[serde(default)]
     pub refuse: Vec<Vec<String>>,
+    /// What stdin holds for these examples (a script the tool reads), when it matters.
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// stdin is a terminal for these examples.
+    #[serde(default)]
+    pub terminal: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -145,6 +151,10 @@ pub struct EnvFile {
     /// they override settings an agent could plant in a config file it can write.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+    /// Values forced at one effective tier, over everything else, the operator's pins included
+    /// (psql's `PGOPTIONS=-c default_transaction_read_only=on` at tiers 1 and 2).
+    #[serde(default)]
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -162,6 +172,18 @@ pub struct PolicyFile {
 #[serde(deny_unknown_fields)]
 pub struct CommonFile {
     pub env: EnvFile,
+}
+
+/// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
+/// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
+pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+    match tool {
+        Tool::Ssh => Policy::load_all(
+            crate::grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
+            override_dir,
+        ),
+        _ => Ok(BTreeMap::new()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,6 +206,8 @@ pub struct Rule {
 pub struct Examples {
     pub allow: Vec<Vec<String>>,
     pub refuse: Vec<Vec<String>>,
+    /// The scripts the examples read, as the gate would have read them.
+    pub inputs: crate::grammar::Inputs,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -196,6 +220,8 @@ pub struct Policy {
     pub must_match: Vec<String>,
     /// Forced values (common + tool), applied unless the operator pinned the variable.
     pub set: BTreeMap<String, String>,
+    /// Forced values per effective tier; they win over `set` and over pins.
+    pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -213,8 +239,10 @@ fn embedded_json(tool: Tool) -> &'static str {
         Tool::Tea => include_str!(concat!(env!("OUT_DIR"), "/policy/tea.json")),
         Tool::Docker => include_str!(concat!(env!("OUT_DIR"), "/policy/docker.json")),
         Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
+        Tool::Mysql => include_str!(concat!(env!("OUT_DIR"), "/policy/mysql.json")),
         Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
         Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
+        Tool::Ssh => include_str!(concat!(env!("OUT_DIR"), "/policy/ssh.json")),
     }
 }
 
@@ -228,7 +256,7 @@ const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
 pub fn uses_endpoints(tool: Tool) -> bool {
     match tool {
         Tool::Curl | Tool::Gh => true,
-        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Git => false,
+        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Mysql | Tool::Git | Tool::Ssh => false,
     }
 }
 
@@ -239,8 +267,10 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
         Tool::Tea => include_str!("../../policy/tea.yaml"),
         Tool::Docker => include_str!("../../policy/docker.yaml"),
         Tool::Psql => include_str!("../../policy/psql.yaml"),
+        Tool::Mysql => include_str!("../../policy/mysql.yaml"),
         Tool::Curl => include_str!("../../policy/curl.yaml"),
         Tool::Git => include_str!("../../policy/git.yaml"),
+        Tool::Ssh => include_str!("../../policy/ssh.yaml"),
     }
 }
 
@@ -327,7 +357,7 @@ impl Policy {
         }
         let mut failures = check::run_endpoint_examples(&policy);
         if overridden {
-            failures.extend(check::run_examples(&policy));
+            failures.extend(check::run_examples_in(&policy, Some(dir)));
         }
         if let Some(first) = failures.first() {
             return Err(policy_err(
@@ -382,6 +412,14 @@ impl Policy {
                     .map(|e| Examples {
                         allow: e.allow,
                         refuse: e.refuse,
+                        inputs: crate::grammar::Inputs {
+                            stdin: match (e.terminal, e.stdin) {
+                                (true, _) => crate::grammar::Input::Terminal,
+                                (false, Some(text)) => crate::grammar::Input::Text(text),
+                                (false, None) => crate::grammar::Input::Unread,
+                            },
+                            files: Vec::new(),
+                        },
                     })
                     .unwrap_or_default(),
             );
@@ -409,6 +447,13 @@ impl Policy {
         must_match.extend(file.env.must_match);
         let mut set = common.env.set.clone();
         set.extend(file.env.set);
+        let mut set_by_tier = common.env.set_by_tier.clone();
+        for (tier, vars) in file.env.set_by_tier {
+            if !(1..=3).contains(&tier) {
+                return Err(policy_err(&source, format!("env.set_by_tier: tier {tier} is not 1, 2 or 3")));
+            }
+            set_by_tier.entry(tier).or_default().extend(vars);
+        }
         Ok(Policy {
             tool,
             source,
@@ -416,12 +461,26 @@ impl Policy {
             reset,
             must_match,
             set,
+            set_by_tier,
             rules,
             examples,
             endpoints: Vec::new(),
             endpoint_examples: Vec::new(),
             endpoints_source: String::new(),
         })
+    }
+
+    /// The policies of the gated tools an ssh call's remote command runs, for [`Request::policies`]
+    /// (`crate::decision::Request`): the tools `tools` names, from the same place as the ssh
+    /// policy (`override_dir` when it has that tool's file, else embedded).
+    pub fn load_all(tools: impl IntoIterator<Item = Tool>, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+        let mut out = BTreeMap::new();
+        for t in tools {
+            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(t) {
+                e.insert(Policy::load(t, override_dir)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Whether `var` is one of the hardened variables for this tool.

@@ -37,7 +37,9 @@ fn malformed_configs_refuse_with_the_file_and_the_fault() {
         ("tier: 4\n", "`tier: 4` is not 1, 2 or 3"),
         ("tier: 0\n", "`tier: 0` is not 1, 2 or 3"),
         ("real_dirs: [/usr/bin]\n", "`tier:` is required"),
-        ("tier: 1\nhosts: [ie01]\n", "does not implement"),
+        ("tier: 1\ncooldown_state: /state/c.json\n", "does not implement"),
+        ("tier: 1\nhosts: [ops@ie01]\n", "`hosts:` entry \"ops@ie01\" is not a host name"),
+        ("tier: 1\nhosts: ie01\n", "hosts"),
         ("", "`tier:` is required"),
     ] {
         env.write_config(text);

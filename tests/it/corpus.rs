@@ -24,10 +24,16 @@ struct Case {
     pinned: BTreeMap<String, String>,
     #[serde(default)]
     dry_run: bool,
+    /// `hosts:` for tiershim.yaml (ssh).
+    #[serde(default)]
+    hosts: Option<Vec<String>>,
     verdict: String,
     rule: String,
     #[serde(default)]
     received: Option<Vec<String>>,
+    /// What the call reads on stdin (a script); without it stdin is empty.
+    #[serde(default)]
+    stdin: Option<String>,
     /// Run in a real git repository (see [`repo_fixture`]): calls with a path-scope check need
     /// one, because the gate works out what they change with git.
     #[serde(default)]
@@ -81,6 +87,9 @@ fn expand(s: &str, env: &TestEnv) -> String {
 /// Run one case; Err describes the disagreement.
 fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     let mut extra = String::new();
+    if let Some(hosts) = &case.hosts {
+        extra.push_str(&format!("hosts: {}\n", serde_json::to_string(hosts).unwrap_or_default()));
+    }
     if !case.pinned.is_empty() {
         extra.push_str("env:\n");
         for (k, v) in &case.pinned {
@@ -103,7 +112,23 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     if case.repo {
         cmd.current_dir(repo_fixture(&env));
     }
-    let out = cmd.output().map_err(|e| format!("spawn: {e}"))?;
+    let out = match &case.stdin {
+        None => cmd.output().map_err(|e| format!("spawn: {e}"))?,
+        Some(text) => {
+            use std::io::Write;
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("spawn: {e}"))?;
+            let mut input = child.stdin.take().ok_or("stdin")?;
+            // The gate may refuse before reading all of it; a broken pipe is fine.
+            let _ = input.write_all(text.as_bytes());
+            drop(input);
+            child.wait_with_output().map_err(|e| format!("wait: {e}"))?
+        }
+    };
     let code = out.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let record = env
@@ -204,12 +229,93 @@ fn corpus_psql() {
     run_tool("psql");
 }
 #[test]
+fn corpus_mysql() {
+    run_tool("mysql");
+}
+#[test]
 fn corpus_curl() {
     run_tool("curl");
 }
 #[test]
 fn corpus_git() {
     run_tool("git");
+}
+
+#[test]
+fn corpus_ssh() {
+    run_tool("ssh");
+}
+
+/// The same cases through `tiershim explain --json --config FILE`: the decision without the gate
+/// around it must be the same one.
+#[test]
+fn corpus_ssh_through_explain() {
+    let cases = load("ssh");
+    let mut failures = Vec::new();
+    // One install per distinct config: explain only reads the file.
+    let mut envs: BTreeMap<String, TestEnv> = BTreeMap::new();
+    for (i, case) in cases.iter().enumerate() {
+        if !case.env.is_empty() {
+            continue; // explain takes no caller environment
+        }
+        let extra = match &case.hosts {
+            Some(h) => format!("hosts: {}\n", serde_json::to_string(h).unwrap_or_default()),
+            None => String::new(),
+        };
+        let ceiling = case.ceiling.unwrap_or(3);
+        let env = envs
+            .entry(format!("{ceiling}\n{extra}"))
+            .or_insert_with(|| TestEnv::new(ceiling, &extra));
+        let mut cmd = std::process::Command::new(crate::harness::bin());
+        cmd.arg("explain")
+            .arg("--json")
+            .arg("--config")
+            .arg(env.config_path())
+            .arg("--tier")
+            .arg(case.tier.to_string());
+        if case.dry_run {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd
+            .arg("--")
+            .arg("ssh")
+            .args(&case.argv)
+            .env_remove("CLAUDEOPS_TIER")
+            .env_remove("CLAUDEOPS_DRY_RUN")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!(
+                    "  #{i} {:?}: no JSON ({e}): {}",
+                    case.argv,
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+                continue;
+            }
+        };
+        let (verdict, rule) = (v["verdict"].as_str().unwrap_or("?"), v["rule"].as_str().unwrap_or("?"));
+        let want_code = if case.verdict == "refuse" { 77 } else { 0 };
+        if verdict != case.verdict || rule != case.rule || out.status.code() != Some(want_code) {
+            let name = case.name.clone().unwrap_or_else(|| format!("#{i}"));
+            failures.push(format!(
+                "  ssh {} [{name}, tier {}]: explain says {verdict} by {rule} (exit {:?}), want {} by {}",
+                case.argv.join(" "),
+                case.tier,
+                out.status.code(),
+                case.verdict,
+                case.rule
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} ssh cases disagree through explain:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -140,7 +140,7 @@ fn explain_refuses_a_bad_config_with_78_and_an_unknown_tool_as_usage() {
     let (code, _, err) = explain(&["--config", env.config_path().to_str().unwrap(), "--", "docker", "ps"]);
     assert_eq!(code, 78);
     assert!(err.contains("`tier: 9` is not 1, 2 or 3"), "{err}");
-    let (code, _, err) = explain(&["--", "ssh", "host"]);
+    let (code, _, err) = explain(&["--", "scp", "host:x", "."]);
     assert_eq!(code, 2);
     assert!(err.contains("not a gated tool"), "{err}");
 }

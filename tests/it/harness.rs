@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub const TOOLS: [&str; 6] = ["gh", "tea", "docker", "psql", "curl", "git"];
+pub const TOOLS: [&str; 8] = ["gh", "tea", "docker", "psql", "mysql", "curl", "git", "ssh"];
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tiershim"))

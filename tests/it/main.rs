@@ -5,16 +5,26 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod harness;
+mod installed;
 
 mod inventory;
 
 mod bad_input;
 mod corpus;
+mod dbserver;
+mod demo;
+mod doctor;
 mod explain;
 mod gate;
+mod harden;
 mod http;
 mod http_server;
+mod install;
+mod mariadb;
 mod mcp;
+mod postgres;
 mod real_tools;
 mod scope;
+mod shell;
 mod skills;
+mod ssh;

@@ -1,0 +1,273 @@
+//! `tiershim shell --tier N [--prefix DIR] [-c CMD]`: the restricted shell of an installed tier.
+//!
+//! Starts `rbash` with a clean environment (an allow-list, as sudo's `env_reset`), `PATH` = the
+//! tier directory only, `CLAUDEOPS_TIER` = N, `SHELL` = rbash, and the tier's `profile` as its
+//! startup file (read before rbash enforces its restrictions; it makes `PATH`, `SHELL` and
+//! `CLAUDEOPS_TIER` read-only and unsets `BASH_ENV`/`ENV` for every later shell).
+//!
+//! It checks the installation it is about to trust (the tier's `tiershim.yaml` and `profile`)
+//! and refuses with 78 when either is missing, wrong or writable by others. It runs nothing but
+//! rbash, and only by absolute path.
+
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::context::Context;
+use crate::error::Error;
+use crate::exit::Exit;
+use crate::install::{self, InstallConfig};
+use crate::sanitize::escape;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The tier whose directory becomes the shell's whole PATH.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    tier: u8,
+    /// The installation (default: the one this binary belongs to, `<prefix>/bin/tiershim`).
+    #[arg(long, value_name = "DIR")]
+    prefix: Option<PathBuf>,
+    /// Also pass this variable from the caller's environment (repeatable). PATH, SHELL, ENV,
+    /// BASH_ENV, CLAUDEOPS_TIER, loader (LD_*) and shell-behaviour variables cannot be kept.
+    #[arg(long = "keep-env", value_name = "VAR")]
+    keep_env: Vec<String>,
+    /// Accepted for harnesses that start a login shell (`-l -c CMD`). The tier profile is
+    /// always read; /etc/profile and ~/.bash_profile never are.
+    #[arg(short = 'l', long = "login")]
+    login: bool,
+    /// Run the first argument as a command line and exit with its status (as `bash -c`).
+    #[arg(short = 'c')]
+    command: bool,
+    /// With -c: the command line, then `$0` and the positional parameters.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    args: Vec<String>,
+}
+
+/// Where rbash is looked for: absolute paths only, never the caller's PATH.
+const RBASH: &[&str] = &["/usr/bin/rbash", "/bin/rbash"];
+
+/// Variables passed from the caller when set (sudo's `env_reset` keeps the same kind: who the
+/// user is, the terminal, the locale), plus the gate's own inputs that can only lower rights.
+const KEEP: &[&str] = &[
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "USERNAME",
+    "MAIL",
+    "TERM",
+    "COLORTERM",
+    "COLUMNS",
+    "LINES",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "CLAUDEOPS_DRY_RUN",
+    "CLAUDEOPS_SKILL",
+];
+
+/// Names `--keep-env` refuses: what the shell sets itself, and what changes how a shell or the
+/// dynamic loader behaves.
+fn never_kept(var: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "SHELL",
+        "ENV",
+        "BASH_ENV",
+        "CLAUDEOPS_TIER",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "HISTFILE",
+        "CDPATH",
+        "GLOBIGNORE",
+        "IFS",
+        "PS4",
+        "PROMPT_COMMAND",
+        "POSIXLY_CORRECT",
+        "GCONV_PATH",
+        "LOCPATH",
+        "NLSPATH",
+        "MALLOC_TRACE",
+        "GLIBC_TUNABLES",
+        "TMPDIR",
+    ];
+    EXACT.contains(&var) || var.starts_with("LD_") || var.starts_with("BASH_") || var.starts_with("MALLOC_")
+}
+
+/// sudo's `env_check`: a locale or terminal value holding `/` or `%` could name a file to load.
+fn safe_value(var: &str, value: &[u8]) -> bool {
+    if value.iter().any(|b| b.is_ascii_control()) {
+        return false;
+    }
+    match var {
+        "TZ" => !value.starts_with(b"/") && !value.windows(2).any(|w| w == b".."),
+        "HOME" | "MAIL" | "USER" | "LOGNAME" | "USERNAME" | "COLUMNS" | "LINES" => true,
+        "CLAUDEOPS_DRY_RUN" | "CLAUDEOPS_SKILL" => true,
+        _ => !value.iter().any(|b| *b == b'/' || *b == b'%'),
+    }
+}
+
+fn config_error(e: &Error) -> Exit {
+    eprintln!("tiershim shell: {}", escape(&e.to_string()));
+    e.exit()
+}
+
+/// The prefix this binary is installed in: `<prefix>/bin/tiershim`.
+fn own_prefix() -> Option<PathBuf> {
+    let exe = std::fs::read_link("/proc/self/exe").ok()?;
+    Some(exe.parent()?.parent()?.to_path_buf())
+}
+
+pub fn run(ctx: &Context, a: Args) -> Exit {
+    let _ = a.login; // accepted for compatibility; see the field's doc
+    if !a.command && !a.args.is_empty() {
+        eprintln!("tiershim shell: arguments need -c (tiershim shell --tier N -c 'CMD'); scripts are not run");
+        return Exit::Usage;
+    }
+    if a.command && a.args.is_empty() {
+        eprintln!("tiershim shell: -c needs a command line");
+        return Exit::Usage;
+    }
+    for v in &a.keep_env {
+        if v.is_empty() || v.contains('=') || never_kept(v) {
+            eprintln!(
+                "tiershim shell: --keep-env {}: this variable is set by the shell or changes how programs load; it cannot be kept",
+                escape(v)
+            );
+            return Exit::Usage;
+        }
+    }
+    let Some(prefix) = a.prefix.clone().or_else(own_prefix) else {
+        eprintln!("tiershim shell: cannot tell where this binary is installed; pass --prefix DIR");
+        return Exit::Usage;
+    };
+    let dir = prefix.join("lib/tiershim").join(format!("tier{}", a.tier));
+    let cfg = match InstallConfig::load(&dir.join(install::FILE_NAME), true) {
+        Ok(c) => c,
+        Err(e) => return config_error(&e),
+    };
+    if cfg.tier != a.tier {
+        return config_error(&Error::ConfigInvalid {
+            path: cfg.path.clone(),
+            msg: format!("`tier: {}` in the directory of tier {}; re-run install.sh", cfg.tier, a.tier),
+        });
+    }
+    let profile = dir.join("profile");
+    match std::fs::metadata(&profile) {
+        Ok(m) if m.is_file() && m.mode() & 0o022 == 0 => {}
+        Ok(m) if m.is_file() => {
+            return config_error(&Error::ConfigUnsafe {
+                path: profile,
+                msg: format!(
+                    "writable by group or others (mode {:o}); chmod go-w it, or re-run install.sh",
+                    m.mode() & 0o7777
+                ),
+            });
+        }
+        _ => {
+            return config_error(&Error::ConfigInvalid {
+                path: profile,
+                msg: "the tier's restricted profile is missing; re-run install.sh".into(),
+            });
+        }
+    }
+    let Some(rbash) = RBASH
+        .iter()
+        .map(Path::new)
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
+    else {
+        eprintln!(
+            "tiershim shell: rbash is not installed (looked for {}); install bash, which provides it",
+            RBASH.join(", ")
+        );
+        return Exit::NotFound;
+    };
+
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    for (k, v) in &ctx.env {
+        let name = k.to_string_lossy();
+        let keep = KEEP.contains(&name.as_ref()) || name.starts_with("LC_") || a.keep_env.iter().any(|x| x == name.as_ref());
+        if keep && safe_value(&name, v.as_bytes()) {
+            env.push((k.clone(), v.clone()));
+        }
+    }
+    env.push(("PATH".into(), dir.clone().into_os_string()));
+    env.push(("SHELL".into(), rbash.as_os_str().to_owned()));
+    env.push(("CLAUDEOPS_TIER".into(), a.tier.to_string().into()));
+
+    let mut argv: Vec<OsString> = vec!["rbash".into(), "--restricted".into(), "--noprofile".into()];
+    if a.command {
+        // A non-interactive shell reads BASH_ENV; the profile unsets it for everything later.
+        env.push(("BASH_ENV".into(), profile.clone().into_os_string()));
+        argv.push("--norc".into());
+        argv.push("-c".into());
+        argv.extend(a.args.iter().map(OsString::from));
+    } else {
+        argv.extend(["--rcfile".into(), profile.clone().into_os_string(), "-i".into()]);
+    }
+    exec(rbash, &argv, &env)
+}
+
+fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {
+    let cstr = |b: &[u8]| CString::new(b).ok();
+    let Some(p) = cstr(path.as_os_str().as_bytes()) else {
+        return Exit::Internal;
+    };
+    let args: Option<Vec<CString>> = argv.iter().map(|a| cstr(a.as_bytes())).collect();
+    let envp: Option<Vec<CString>> = env
+        .iter()
+        .map(|(k, v)| {
+            let mut kv = k.as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            cstr(&kv)
+        })
+        .collect();
+    let (Some(args), Some(envp)) = (args, envp) else {
+        eprintln!("tiershim shell: an argument or variable contains a NUL byte");
+        return Exit::Usage;
+    };
+    match nix::unistd::execve(&p, &args, &envp) {
+        Err(e) => {
+            eprintln!("tiershim shell: exec {}: {e}", path.display());
+            Exit::Internal
+        }
+        Ok(never) => match never {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locale_and_terminal_values_that_could_name_a_file_are_dropped() {
+        assert!(safe_value("LANG", b"C.UTF-8"));
+        assert!(!safe_value("LANG", b"/tmp/evil"));
+        assert!(!safe_value("TERM", b"../../x"));
+        assert!(!safe_value("LC_ALL", b"%s"));
+        assert!(safe_value("TZ", b"Europe/Berlin"));
+        assert!(!safe_value("TZ", b"/etc/passwd"));
+        assert!(!safe_value("TZ", b"Europe/../../x"));
+        assert!(safe_value("HOME", b"/home/agent"));
+        assert!(!safe_value("HOME", b"/home/a\ngent"));
+    }
+
+    #[test]
+    fn variables_that_steer_the_shell_or_the_loader_cannot_be_kept() {
+        for v in [
+            "PATH",
+            "BASH_ENV",
+            "BASH_FUNC_ls%%",
+            "LD_PRELOAD",
+            "CLAUDEOPS_TIER",
+            "SHELLOPTS",
+            "MALLOC_PERTURB_",
+        ] {
+            assert!(never_kept(v), "{v}");
+        }
+        for v in ["GIT_AUTHOR_NAME", "PGHOST", "http_proxy"] {
+            assert!(!never_kept(v), "{v}");
+        }
+    }
+}

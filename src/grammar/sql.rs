@@ -1,0 +1,439 @@
+//! One SQL statement -> actions, with `sqlparser` (PostgreSQL or MySQL dialect) and its visitor.
+//!
+//! The classification is a default-deny allowlist: a statement is a plain read (`sql select`,
+//! `sql show`, `sql explain`) only when it is a query with no data-modifying CTE, no
+//! `SELECT … INTO`, no row locks, or `EXPLAIN` without `ANALYZE` over such a query, or `SHOW`.
+//! `COPY` is `sql copy to` or `sql copy from`. Anything else becomes `sql <first keyword>`
+//! (`sql insert`, `sql drop`, `sql set`, …) for the policy to place, with marks for what makes it
+//! worse (`program`, `server-file`, `role`).
+//!
+//! Every function call becomes an action of its own, `function <schema>.<name>`, whose fallback
+//! verb is its class: for PostgreSQL the volatility that `pg_catalog` gives it
+//! (`function immutable|stable|volatile`, from `policy/pg_catalog_functions.tsv`), or
+//! `function user` for anything outside `pg_catalog`; for MySQL `function unknown`. The policy
+//! names single functions by their verb and classes by the fallback.
+//!
+//! The caller splits text into statements with a lexer that follows the server's own; this
+//! module is handed one statement and refuses text that parses as anything but one. It does no
+//! I/O and decides nothing.
+
+use std::ops::ControlFlow;
+use std::sync::LazyLock;
+
+use sqlparser::ast::{
+    CopyTarget, Expr, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
+};
+use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect};
+use sqlparser::parser::Parser;
+
+use crate::grammar::Action;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Postgres,
+    MySql,
+}
+
+/// Deep enough for real queries, shallow enough that hostile nesting is refused, not a crash.
+const RECURSION_LIMIT: usize = 64;
+
+/// The actions of one statement (`text` holds exactly one, or only comments and white space,
+/// which yields nothing).
+pub fn statement(text: &str, dialect: Dialect) -> Result<Vec<Action>, String> {
+    let parsed = match dialect {
+        Dialect::Postgres => parse(&PostgreSqlDialect {}, text),
+        Dialect::MySql => parse(&MySqlDialect {}, text),
+    }?;
+    match parsed.as_slice() {
+        [] => Ok(Vec::new()),
+        [one] => classify(one, dialect),
+        _ => Err("the SQL parser sees more statements here than the server's lexer does".into()),
+    }
+}
+
+fn parse(d: &dyn sqlparser::dialect::Dialect, text: &str) -> Result<Vec<Statement>, String> {
+    Parser::new(d)
+        .with_recursion_limit(RECURSION_LIMIT)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_statements())
+        .map_err(|e| format!("SQL the gate cannot parse ({e})"))
+}
+
+fn classify(stmt: &Statement, dialect: Dialect) -> Result<Vec<Action>, String> {
+    let mut out = Vec::new();
+    let mut main = match stmt {
+        Statement::Query(_) => Action::new("sql select"),
+        Statement::Explain {
+            analyze,
+            options,
+            statement,
+            ..
+        } => {
+            let mut a = Action::new("sql explain");
+            let analyze_option = options.iter().flatten().any(|o| {
+                let n = o.name.value.to_ascii_lowercase();
+                n == "analyze" || n == "analyse"
+            });
+            if *analyze || analyze_option {
+                a.add("analyze");
+            }
+            // The explained statement is judged as if it ran: EXPLAIN is a read only over a read.
+            out.extend(classify(statement, dialect)?);
+            out.push(a);
+            return Ok(out);
+        }
+        Statement::ExplainTable { .. } => Action::new("sql show"),
+        Statement::Copy { to, target, .. } => {
+            let mut a = Action::new(if *to { "sql copy to" } else { "sql copy from" });
+            match target {
+                CopyTarget::Stdin | CopyTarget::Stdout => {}
+                CopyTarget::File { .. } => a.add("server-file"),
+                CopyTarget::Program { .. } => a.add("program"),
+            }
+            a
+        }
+        other => {
+            let shown = other.to_string();
+            let mut words = shown.split_whitespace().map(str::to_ascii_lowercase);
+            let first = words.next().unwrap_or_default();
+            let mut a = Action::new(format!("sql {first}"));
+            let rest: Vec<String> = words.take(4).collect();
+            if matches!(first.as_str(), "create" | "alter" | "drop") && rest.iter().any(|w| matches!(w.as_str(), "role" | "user" | "group"))
+            {
+                a.add("role");
+            }
+            a
+        }
+    };
+    let mut v = Walk {
+        dialect,
+        depth: 0,
+        marks: Vec::new(),
+        functions: Vec::new(),
+    };
+    if let ControlFlow::Break(problem) = stmt.visit(&mut v) {
+        return Err(problem);
+    }
+    for m in v.marks {
+        main.add(m);
+    }
+    // Calls first: among findings of the same tier the first explains the decision, and a
+    // statement's own rule is the general one.
+    out.extend(v.functions);
+    out.push(main);
+    Ok(out)
+}
+
+/// Collects what a statement contains: nested statements (a data-modifying CTE), `INTO`, row
+/// locks, and every function call.
+struct Walk {
+    dialect: Dialect,
+    depth: usize,
+    marks: Vec<&'static str>,
+    functions: Vec<Action>,
+}
+
+impl Visitor for Walk {
+    type Break = String;
+
+    fn pre_visit_statement(&mut self, _s: &Statement) -> ControlFlow<String> {
+        if self.depth > 0 {
+            self.marks.push("writes");
+        }
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_statement(&mut self, _s: &Statement) -> ControlFlow<String> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<String> {
+        if !q.locks.is_empty() {
+            self.marks.push("row-lock");
+        }
+        if matches!(
+            *q.body,
+            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_)
+        ) {
+            self.marks.push("writes");
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<String> {
+        if s.into.is_some() {
+            self.marks.push("into");
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<String> {
+        if let Expr::Function(f) = e {
+            // Without parentheses it is a SQL keyword such as CURRENT_TIMESTAMP, not a call.
+            if !matches!(f.args, FunctionArguments::None) {
+                self.function(&f.name)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, t: &TableFactor) -> ControlFlow<String> {
+        match t {
+            TableFactor::Table { name, args, .. } => {
+                if args.is_some() {
+                    self.function(name)?;
+                }
+            }
+            TableFactor::Function { name, .. } => self.function(name)?,
+            TableFactor::Derived { .. }
+            | TableFactor::TableFunction { .. }
+            | TableFactor::UNNEST { .. }
+            | TableFactor::NestedJoin { .. } => {}
+            other => {
+                return ControlFlow::Break(format!(
+                    "a FROM item the gate does not classify ({})",
+                    other.to_string().chars().take(40).collect::<String>()
+                ));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Walk {
+    fn function(&mut self, name: &ObjectName) -> ControlFlow<String> {
+        let mut parts = Vec::with_capacity(name.0.len());
+        for p in &name.0 {
+            match p {
+                ObjectNamePart::Identifier(id) => parts.push(match (self.dialect, id.quote_style) {
+                    // PostgreSQL folds unquoted names to lower case; MySQL function names are
+                    // case-insensitive whether quoted or not.
+                    (Dialect::Postgres, Some(_)) => id.value.clone(),
+                    _ => id.value.to_ascii_lowercase(),
+                }),
+                ObjectNamePart::Function(_) => {
+                    return ControlFlow::Break(format!("a computed function name ({name})"));
+                }
+            }
+        }
+        self.functions.push(match self.dialect {
+            Dialect::Postgres => pg_function(&parts),
+            Dialect::MySql => Action::new(format!("function {}", render(&parts))).fallback("function unknown"),
+        });
+        ControlFlow::Continue(())
+    }
+}
+
+/// `function pg_catalog.<name>` with its volatility class when the name is a built-in (an
+/// unqualified name resolves to `pg_catalog` first: it is always searched before the rest of the
+/// `search_path` unless named in it, and the gate lets no `SET` through below tier 3);
+/// `function user` for anything else.
+fn pg_function(parts: &[String]) -> Action {
+    let builtin = match parts {
+        [name] => Some(name),
+        [schema, name] if schema == "pg_catalog" => Some(name),
+        _ => None,
+    };
+    if let Some(name) = builtin
+        && let Some(vol) = pg_volatility(name)
+    {
+        let class = match vol {
+            'i' => "function immutable",
+            's' => "function stable",
+            _ => "function volatile",
+        };
+        return Action::new(format!("function pg_catalog.{}", render(std::slice::from_ref(name)))).fallback(class);
+    }
+    Action::new(format!("function {}", render(parts))).fallback("function user")
+}
+
+/// Dotted name; a part that is not a plain lower-case identifier is shown double-quoted, so
+/// `"a.b"` and `a.b` are different verbs.
+fn render(parts: &[String]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            let plain = !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'$')
+                && !p.as_bytes()[0].is_ascii_digit();
+            if plain {
+                p.clone()
+            } else {
+                format!("\"{}\"", p.replace('"', "\"\""))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The shipped catalog: `name<TAB>i|s|v`, sorted by byte order, `#` comments.
+pub const PG_CATALOG: &str = include_str!("../../policy/pg_catalog_functions.tsv");
+
+static PG_INDEX: LazyLock<Vec<(&'static str, char)>> = LazyLock::new(|| {
+    PG_CATALOG
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| {
+            let (name, vol) = l.split_once('\t')?;
+            Some((name, vol.chars().next()?))
+        })
+        .collect()
+});
+
+/// The volatility of a `pg_catalog` function, or None if there is no such built-in.
+pub fn pg_volatility(name: &str) -> Option<char> {
+    let idx = &*PG_INDEX;
+    idx.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| idx[i].1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn pg(text: &str) -> Vec<(String, Vec<String>, Option<String>)> {
+        statement(text, Dialect::Postgres)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .into_iter()
+            .map(|a| (a.verb, a.marks.into_iter().collect(), a.fallback))
+            .collect()
+    }
+
+    fn verbs(text: &str) -> Vec<String> {
+        pg(text)
+            .into_iter()
+            .map(|(v, m, _)| if m.is_empty() { v } else { format!("{v} [{}]", m.join(",")) })
+            .collect()
+    }
+
+    #[test]
+    fn the_catalog_is_sorted_and_knows_the_common_functions() {
+        let idx = &*PG_INDEX;
+        assert!(
+            idx.windows(2).all(|w| w[0].0 < w[1].0),
+            "policy/pg_catalog_functions.tsv is not sorted"
+        );
+        assert_eq!(pg_volatility("now"), Some('s'));
+        assert_eq!(pg_volatility("count"), Some('i'));
+        assert_eq!(pg_volatility("nextval"), Some('v'));
+        assert_eq!(pg_volatility("txid_current"), Some('s'));
+        assert_eq!(pg_volatility("no_such_function"), None);
+    }
+
+    #[test]
+    fn plain_queries_are_reads() {
+        assert_eq!(verbs("select 1"), vec!["sql select"]);
+        assert_eq!(verbs("with a as (select 1) select * from a"), vec!["sql select"]);
+        assert_eq!(verbs("values (1)"), vec!["sql select"]);
+        assert_eq!(verbs("show server_version"), vec!["sql show"]);
+        assert_eq!(verbs("explain select 1"), vec!["sql select", "sql explain"]);
+        assert_eq!(verbs("  -- nothing\n"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reads_that_write_or_lock_are_marked() {
+        assert_eq!(verbs("select * into t2 from t"), vec!["sql select [into]"]);
+        assert_eq!(verbs("select * from t for update"), vec!["sql select [row-lock]"]);
+        assert_eq!(verbs("select * from t for share skip locked"), vec!["sql select [row-lock]"]);
+        assert_eq!(
+            verbs("with d as (delete from t returning *) select * from d"),
+            vec!["sql select [writes]"]
+        );
+        assert_eq!(
+            verbs("with i as (insert into t values (1) returning 1) select 1"),
+            vec!["sql select [writes]"]
+        );
+        assert_eq!(verbs("explain analyze select 1"), vec!["sql select", "sql explain [analyze]"]);
+        assert_eq!(
+            verbs("EXPLAIN (ANALYZE) DELETE FROM t"),
+            vec!["sql delete", "sql explain [analyze]"]
+        );
+        assert_eq!(
+            verbs("explain (analyse false) select 1"),
+            vec!["sql select", "sql explain [analyze]"]
+        );
+    }
+
+    #[test]
+    fn other_statements_are_named_by_their_first_keyword() {
+        assert_eq!(verbs("insert into t values (1)"), vec!["sql insert"]);
+        assert_eq!(verbs("update t set a = 1"), vec!["sql update"]);
+        assert_eq!(verbs("drop table t"), vec!["sql drop"]);
+        assert_eq!(verbs("truncate t"), vec!["sql truncate"]);
+        assert_eq!(verbs("set default_transaction_read_only = off"), vec!["sql set"]);
+        assert_eq!(verbs("begin read write"), vec!["sql begin"]);
+        assert_eq!(verbs("create role x superuser"), vec!["sql create [role]"]);
+        assert_eq!(verbs("copy t to program 'id'"), vec!["sql copy to [program]"]);
+        assert_eq!(verbs("copy t from '/etc/passwd'"), vec!["sql copy from [server-file]"]);
+        assert_eq!(
+            verbs("copy (select now()) to stdout"),
+            vec!["function pg_catalog.now", "sql copy to"]
+        );
+    }
+
+    #[test]
+    fn function_calls_are_actions_with_their_catalog_class() {
+        assert_eq!(
+            pg("select now(), pg_catalog.nextval('s')"),
+            vec![
+                ("function pg_catalog.now".into(), vec![], Some("function stable".into())),
+                ("function pg_catalog.nextval".into(), vec![], Some("function volatile".into())),
+                ("sql select".into(), vec![], None),
+            ]
+        );
+        assert_eq!(
+            verbs("select * from nextval('s')"),
+            vec!["function pg_catalog.nextval", "sql select"]
+        );
+        assert_eq!(
+            verbs("select (select lo_from_bytea(0, 'x'))"),
+            vec!["function pg_catalog.lo_from_bytea", "sql select"]
+        );
+        assert_eq!(
+            verbs("select count(*) filter (where a > 1) from t"),
+            vec!["function pg_catalog.count", "sql select"]
+        );
+        // Keywords without parentheses are not calls.
+        assert_eq!(verbs("select current_timestamp, current_user"), vec!["sql select"]);
+    }
+
+    #[test]
+    fn names_outside_pg_catalog_are_user_functions() {
+        for (sql, verb) in [
+            ("select public.now()", "function public.now"),
+            ("select \"NOW\"()", "function \"NOW\""),
+            ("select my_check()", "function my_check"),
+            ("select \"pg_catalog\".\"a.b\"()", "function pg_catalog.\"a.b\""),
+        ] {
+            let got = pg(sql);
+            assert_eq!(got[0].0, verb, "{sql}");
+            assert_eq!(got[0].2.as_deref(), Some("function user"), "{sql}");
+        }
+    }
+
+    #[test]
+    fn what_does_not_parse_or_is_not_one_statement_is_refused() {
+        assert!(statement("do $$ begin delete from t; end $$", Dialect::Postgres).is_err());
+        assert!(statement("select 1; select 2", Dialect::Postgres).is_err());
+        assert!(statement("select (((", Dialect::Postgres).is_err());
+        let deep = format!("select {}1{}", "(".repeat(200), ")".repeat(200));
+        assert!(statement(&deep, Dialect::Postgres).is_err());
+    }
+
+    #[test]
+    fn mysql_functions_fall_back_to_unknown() {
+        let got = statement("SELECT SLEEP(1), Count(*) FROM t", Dialect::MySql).unwrap();
+        let v: Vec<(&str, Option<&str>)> = got.iter().map(|a| (a.verb.as_str(), a.fallback.as_deref())).collect();
+        assert_eq!(
+            v,
+            vec![
+                ("function sleep", Some("function unknown")),
+                ("function count", Some("function unknown")),
+                ("sql select", None),
+            ]
+        );
+    }
+}

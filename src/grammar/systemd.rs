@@ -1,0 +1,426 @@
+//! `systemctl` and `journalctl` as they are run on a remote host (systemd 252, Debian 12), for
+//! the ssh policy: both parse with glibc `getopt_long` (abbreviations, clusters, options after
+//! arguments).
+//!
+//! Owns: the option tables, systemctl's verbs and their aliases (`condrestart` is
+//! `try-restart`), and the facts the policy matches: `systemctl <verb>` actions, a separate
+//! `systemctl --host` action for `-H`/`-M` (which would act on another machine), and the
+//! `writes` mark on a journalctl call that deletes, rotates or writes files.
+//!
+//! Must not: decide, or read anything. An option not in the tables is a problem (refused), and a
+//! verb not in the list keeps its name so the policy refuses it as unclassified.
+
+use crate::grammar::opts::{self, Item, Opt, Style};
+use crate::grammar::{Action, Invocation};
+use crate::tool::Tool;
+
+/// `systemctl.c` `systemctl_parse_argv`.
+const SYSTEMCTL: &[Opt] = &[
+    Opt::flag("help", &["help"], &['h']),
+    Opt::flag("version", &["version"], &[]),
+    Opt::value("type", &["type"], &['t']),
+    Opt::value("property", &["property"], &['p']),
+    Opt::value("property-value", &[], &['P']),
+    Opt::flag("all", &["all"], &['a']),
+    Opt::flag("reverse", &["reverse"], &[]),
+    Opt::flag("after", &["after"], &[]),
+    Opt::flag("before", &["before"], &[]),
+    Opt::flag("show-types", &["show-types"], &[]),
+    Opt::flag("failed", &["failed"], &[]),
+    Opt::flag("full", &["full"], &['l']),
+    Opt::value("job-mode", &["job-mode"], &[]),
+    Opt::flag("fail", &["fail"], &[]),
+    Opt::flag("irreversible", &["irreversible"], &[]),
+    Opt::flag("ignore-dependencies", &["ignore-dependencies"], &[]),
+    Opt::flag("ignore-inhibitors", &["ignore-inhibitors"], &['i']),
+    Opt::value("check-inhibitors", &["check-inhibitors"], &[]),
+    Opt::flag("value", &["value"], &[]),
+    Opt::flag("user", &["user"], &[]),
+    Opt::flag("system", &["system"], &[]),
+    Opt::flag("global", &["global"], &[]),
+    Opt::flag("wait", &["wait"], &[]),
+    Opt::flag("no-block", &["no-block"], &[]),
+    Opt::value("legend", &["legend"], &[]),
+    Opt::flag("no-legend", &["no-legend"], &[]),
+    Opt::flag("no-pager", &["no-pager"], &[]),
+    Opt::flag("no-wall", &["no-wall"], &[]),
+    Opt::flag("dry-run", &["dry-run"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("no-warn", &["no-warn"], &[]),
+    Opt::value("root", &["root"], &[]),
+    Opt::value("image", &["image"], &[]),
+    Opt::value("image-policy", &["image-policy"], &[]),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("no-reload", &["no-reload"], &[]),
+    Opt::value("kill-whom", &["kill-whom"], &[]),
+    Opt::value("kill-value", &["kill-value"], &[]),
+    Opt::value("signal", &["signal"], &['s']),
+    Opt::flag("no-ask-password", &["no-ask-password"], &[]),
+    Opt::value("host", &["host"], &['H']),
+    Opt::value("machine", &["machine"], &['M']),
+    Opt::flag("runtime", &["runtime"], &[]),
+    Opt::value("lines", &["lines"], &['n']),
+    Opt::value("output", &["output"], &['o']),
+    Opt::flag("plain", &["plain"], &[]),
+    Opt::value("state", &["state"], &[]),
+    Opt::flag("recursive", &["recursive"], &['r']),
+    Opt::flag("with-dependencies", &["with-dependencies"], &[]),
+    Opt::value("preset-mode", &["preset-mode"], &[]),
+    Opt::flag("firmware-setup", &["firmware-setup"], &[]),
+    Opt::value("boot-loader-menu", &["boot-loader-menu"], &[]),
+    Opt::value("boot-loader-entry", &["boot-loader-entry"], &[]),
+    Opt::flag("now", &["now"], &[]),
+    Opt::value("message", &["message"], &[]),
+    Opt::flag("show-transaction", &["show-transaction"], &['T']),
+    Opt::value("what", &["what"], &[]),
+    Opt::value("reboot-argument", &["reboot-argument"], &[]),
+    Opt::value("timestamp", &["timestamp"], &[]),
+    Opt::flag("read-only", &["read-only"], &[]),
+    Opt::flag("mkdir", &["mkdir"], &[]),
+    Opt::flag("marked", &["marked"], &[]),
+    Opt::value("drop-in", &["drop-in"], &[]),
+    Opt::value("when", &["when"], &[]),
+];
+
+/// systemctl verbs as `systemctl.c` names them, with aliases resolved.
+const SYSTEMCTL_VERBS: &[(&str, &str)] = &[
+    ("list-units", "list-units"),
+    ("list-sockets", "list-sockets"),
+    ("list-timers", "list-timers"),
+    ("list-automounts", "list-automounts"),
+    ("list-paths", "list-paths"),
+    ("list-jobs", "list-jobs"),
+    ("list-machines", "list-machines"),
+    ("list-unit-files", "list-unit-files"),
+    ("list-dependencies", "list-dependencies"),
+    ("is-active", "is-active"),
+    ("check", "is-active"),
+    ("is-failed", "is-failed"),
+    ("is-enabled", "is-enabled"),
+    ("is-system-running", "is-system-running"),
+    ("status", "status"),
+    ("show", "show"),
+    ("cat", "cat"),
+    ("help", "help"),
+    ("show-environment", "show-environment"),
+    ("get-default", "get-default"),
+    ("whoami", "whoami"),
+    ("start", "start"),
+    ("stop", "stop"),
+    ("condstop", "stop"),
+    ("reload", "reload"),
+    ("restart", "restart"),
+    ("try-restart", "try-restart"),
+    ("condrestart", "try-restart"),
+    ("reload-or-restart", "reload-or-restart"),
+    ("try-reload-or-restart", "try-reload-or-restart"),
+    ("reload-or-try-restart", "try-reload-or-restart"),
+    ("force-reload", "try-reload-or-restart"),
+    ("condreload", "try-reload-or-restart"),
+    ("isolate", "isolate"),
+    ("kill", "kill"),
+    ("clean", "clean"),
+    ("freeze", "freeze"),
+    ("thaw", "thaw"),
+    ("reset-failed", "reset-failed"),
+    ("set-property", "set-property"),
+    ("bind", "bind"),
+    ("mount-image", "mount-image"),
+    ("daemon-reload", "daemon-reload"),
+    ("daemon-reexec", "daemon-reexec"),
+    ("log-level", "log-level"),
+    ("log-target", "log-target"),
+    ("service-log-level", "service-log-level"),
+    ("service-log-target", "service-log-target"),
+    ("service-watchdogs", "service-watchdogs"),
+    ("set-environment", "set-environment"),
+    ("unset-environment", "unset-environment"),
+    ("import-environment", "import-environment"),
+    ("enable", "enable"),
+    ("disable", "disable"),
+    ("reenable", "reenable"),
+    ("preset", "preset"),
+    ("preset-all", "preset-all"),
+    ("mask", "mask"),
+    ("unmask", "unmask"),
+    ("link", "link"),
+    ("revert", "revert"),
+    ("add-wants", "add-wants"),
+    ("add-requires", "add-requires"),
+    ("edit", "edit"),
+    ("set-default", "set-default"),
+    ("default", "default"),
+    ("rescue", "rescue"),
+    ("emergency", "emergency"),
+    ("halt", "halt"),
+    ("poweroff", "poweroff"),
+    ("reboot", "reboot"),
+    ("kexec", "kexec"),
+    ("soft-reboot", "soft-reboot"),
+    ("exit", "exit"),
+    ("switch-root", "switch-root"),
+    ("suspend", "suspend"),
+    ("hibernate", "hibernate"),
+    ("hybrid-sleep", "hybrid-sleep"),
+    ("suspend-then-hibernate", "suspend-then-hibernate"),
+    ("sleep", "sleep"),
+];
+
+/// `systemctl [OPTIONS] [VERB [ARGS]]`: one `systemctl <verb>` action (no verb is
+/// `list-units`), plus `systemctl --host` when `-H`/`-M` points it at another machine.
+pub fn systemctl(args: &[String]) -> Invocation {
+    let mut argv = vec!["systemctl".to_string()];
+    argv.extend(args.iter().cloned());
+    let inv = Invocation::new(Tool::Ssh, &argv);
+    let p = match opts::scan(args, SYSTEMCTL, &Style::GETOPT_LONG) {
+        Ok(p) => p,
+        Err(e) => return inv.with_problem(format!("systemctl: {e}")),
+    };
+    let verb = match p.positionals().first() {
+        None => "list-units".to_string(),
+        Some(v) => match SYSTEMCTL_VERBS.iter().find(|(name, _)| name == v) {
+            Some((_, canonical)) => canonical.to_string(),
+            None => v.to_string(),
+        },
+    };
+    let mut inv = inv.with_action(Action::new(format!("systemctl {verb}")));
+    if p.has("host") || p.has("machine") {
+        inv = inv.with_action(Action::new("systemctl --host"));
+    }
+    inv
+}
+
+/// `journalctl.c` `parse_argv`. `-n`/`--lines` and `-b`/`--boot` take an optional value that may
+/// also be the next word (see [`stick_optional`]).
+const JOURNALCTL: &[Opt] = &[
+    Opt::flag("help", &["help"], &['h']),
+    Opt::flag("version", &["version"], &[]),
+    Opt::flag("no-pager", &["no-pager"], &[]),
+    Opt::flag("pager-end", &["pager-end"], &['e']),
+    Opt::flag("follow", &["follow"], &['f']),
+    Opt::flag("force", &["force"], &[]),
+    Opt::value("output", &["output"], &['o']),
+    Opt::flag("all", &["all"], &['a']),
+    Opt::flag("full", &["full"], &['l']),
+    Opt::flag("no-full", &["no-full"], &[]),
+    Opt::opt_value("lines", &["lines"], &['n']),
+    Opt::flag("truncate-newline", &["truncate-newline"], &[]),
+    Opt::flag("no-tail", &["no-tail"], &[]),
+    Opt::flag("new-id128", &["new-id128"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("merge", &["merge"], &['m']),
+    Opt::flag("this-boot", &["this-boot"], &[]),
+    Opt::opt_value("boot", &["boot"], &['b']),
+    Opt::flag("list-boots", &["list-boots"], &[]),
+    Opt::flag("dmesg", &["dmesg"], &['k']),
+    Opt::flag("system", &["system"], &[]),
+    Opt::flag("user", &["user"], &[]),
+    Opt::value("directory", &["directory"], &['D']),
+    Opt::value("file", &["file"], &['i']),
+    Opt::value("root", &["root"], &[]),
+    Opt::value("image", &["image"], &[]),
+    Opt::value("image-policy", &["image-policy"], &[]),
+    Opt::flag("header", &["header"], &[]),
+    Opt::value("identifier", &["identifier"], &['t']),
+    Opt::value("exclude-identifier", &["exclude-identifier"], &['T']),
+    Opt::value("priority", &["priority"], &['p']),
+    Opt::value("facility", &["facility"], &[]),
+    Opt::value("grep", &["grep"], &['g']),
+    Opt::opt_value("case-sensitive", &["case-sensitive"], &[]),
+    Opt::flag("setup-keys", &["setup-keys"], &[]),
+    Opt::value("interval", &["interval"], &[]),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::value("verify-key", &["verify-key"], &[]),
+    Opt::flag("disk-usage", &["disk-usage"], &[]),
+    Opt::value("cursor", &["cursor"], &['c']),
+    Opt::value("cursor-file", &["cursor-file"], &[]),
+    Opt::value("after-cursor", &["after-cursor"], &[]),
+    Opt::flag("show-cursor", &["show-cursor"], &[]),
+    Opt::value("since", &["since"], &['S']),
+    Opt::value("until", &["until"], &['U']),
+    Opt::value("unit", &["unit"], &['u']),
+    Opt::value("user-unit", &["user-unit"], &[]),
+    Opt::value("field", &["field"], &['F']),
+    Opt::flag("fields", &["fields"], &['N']),
+    Opt::flag("catalog", &["catalog"], &['x']),
+    Opt::flag("list-catalog", &["list-catalog"], &[]),
+    Opt::flag("dump-catalog", &["dump-catalog"], &[]),
+    Opt::flag("update-catalog", &["update-catalog"], &[]),
+    Opt::flag("reverse", &["reverse"], &['r']),
+    Opt::value("machine", &["machine"], &['M']),
+    Opt::flag("utc", &["utc"], &[]),
+    Opt::flag("flush", &["flush"], &[]),
+    Opt::flag("relinquish-var", &["relinquish-var"], &[]),
+    Opt::flag("smart-relinquish-var", &["smart-relinquish-var"], &[]),
+    Opt::flag("sync", &["sync"], &[]),
+    Opt::flag("rotate", &["rotate"], &[]),
+    Opt::value("vacuum-size", &["vacuum-size"], &[]),
+    Opt::value("vacuum-files", &["vacuum-files"], &[]),
+    Opt::value("vacuum-time", &["vacuum-time"], &[]),
+    Opt::flag("no-hostname", &["no-hostname"], &[]),
+    Opt::value("output-fields", &["output-fields"], &[]),
+    Opt::value("namespace", &["namespace"], &[]),
+    Opt::flag("list-namespaces", &["list-namespaces"], &[]),
+];
+
+/// Options that delete journal files, write files, or change how journald stores them.
+const JOURNAL_WRITES: &[&str] = &[
+    "setup-keys",
+    "update-catalog",
+    "cursor-file",
+    "flush",
+    "relinquish-var",
+    "smart-relinquish-var",
+    "sync",
+    "rotate",
+    "vacuum-size",
+    "vacuum-files",
+    "vacuum-time",
+];
+
+/// `journalctl [OPTIONS] [MATCHES]`: one `journalctl` action, marked `writes` when it would
+/// change files. Matches only narrow what is read.
+pub fn journalctl(args: &[String]) -> Invocation {
+    let mut argv = vec!["journalctl".to_string()];
+    argv.extend(args.iter().cloned());
+    let inv = Invocation::new(Tool::Ssh, &argv);
+    let p = match opts::scan(&stick_optional(args), JOURNALCTL, &Style::GETOPT_LONG) {
+        Ok(p) => p,
+        Err(e) => return inv.with_problem(format!("journalctl: {e}")),
+    };
+    let mut action = Action::new("journalctl");
+    if p.items.iter().any(|i| matches!(i, Item::Opt(f) if JOURNAL_WRITES.contains(&f.id))) {
+        action.add("writes");
+    }
+    inv.with_action(action)
+}
+
+/// journalctl reads the next word as the value of a bare `-n`/`--lines` or `-b`/`--boot` when
+/// it parses as one (`-n 50`, `-n all`, `-b -1`, `-b <boot id>`), so join such a pair into the
+/// stuck form the scanner reads (`--lines=50`). Anything else stays a word of its own.
+fn stick_optional(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let next = args.get(i + 1).map(String::as_str);
+        let long = |full: &str| a.len() > 3 && a.starts_with("--") && full.starts_with(&a[2..]);
+        let joined = match (a, next) {
+            (_, Some(n)) if (a == "-n" || long("lines")) && is_lines(n) => Some(format!("--lines={n}")),
+            (_, Some(n)) if (a == "-b" || long("boot")) && is_boot(n) => Some(format!("--boot={n}")),
+            _ => None,
+        };
+        match joined {
+            Some(j) => {
+                out.push(j);
+                i += 2;
+            }
+            None => {
+                out.push(a.to_string());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `parse_lines`: `all`, `N` or `+N`.
+fn is_lines(s: &str) -> bool {
+    let n = s.strip_prefix('+').unwrap_or(s);
+    s == "all" || (!n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// `parse_boot_descriptor`: an offset (`-1`, `+2`, `0`), or a 32-digit boot id with an optional
+/// offset.
+fn is_boot(s: &str) -> bool {
+    let offset = |t: &str| {
+        let n = t.strip_prefix(['+', '-']).unwrap_or(t);
+        !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())
+    };
+    if offset(s) {
+        return true;
+    }
+    let id = s.get(..32).unwrap_or("");
+    id.len() == 32 && id.bytes().all(|c| c.is_ascii_hexdigit()) && (s.len() == 32 || offset(&s[32..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::argv;
+    use pretty_assertions::assert_eq;
+
+    fn verbs(inv: &Invocation) -> Vec<String> {
+        assert_eq!(inv.problem, None);
+        inv.actions.iter().map(|a| a.verb.clone()).collect()
+    }
+
+    #[test]
+    fn systemctl_verbs_resolve_their_aliases_wherever_the_options_are() {
+        assert_eq!(verbs(&systemctl(&argv(&["restart", "nginx"]))), ["systemctl restart"]);
+        assert_eq!(
+            verbs(&systemctl(&argv(&["--no-pager", "condrestart", "nginx"]))),
+            ["systemctl try-restart"]
+        );
+        assert_eq!(
+            verbs(&systemctl(&argv(&["status", "nginx", "-l", "--no-pag"]))),
+            ["systemctl status"]
+        );
+        assert_eq!(verbs(&systemctl(&argv(&["-p", "ActiveState", "show", "x"]))), ["systemctl show"]);
+        assert_eq!(verbs(&systemctl(&argv(&["--failed"]))), ["systemctl list-units"]);
+        assert_eq!(
+            verbs(&systemctl(&argv(&["force-reload", "x"]))),
+            ["systemctl try-reload-or-restart"]
+        );
+        assert_eq!(verbs(&systemctl(&argv(&["frobnicate"]))), ["systemctl frobnicate"]);
+    }
+
+    #[test]
+    fn systemctl_on_another_machine_is_its_own_action() {
+        assert_eq!(
+            verbs(&systemctl(&argv(&["-H", "other", "status"]))),
+            ["systemctl status", "systemctl --host"]
+        );
+        assert_eq!(
+            verbs(&systemctl(&argv(&["status", "--machine=c1"]))),
+            ["systemctl status", "systemctl --host"]
+        );
+    }
+
+    #[test]
+    fn systemctl_unknown_options_are_problems() {
+        assert!(systemctl(&argv(&["--frob", "status"])).problem.is_some());
+        assert!(systemctl(&argv(&["status", "-Z"])).problem.is_some());
+    }
+
+    #[test]
+    fn journalctl_marks_only_calls_that_change_files() {
+        for a in [
+            &["-u", "nginx", "-n", "50", "--no-pager"][..],
+            &["-b", "-1", "-p", "err"],
+            &["-n", "all", "-f"],
+            &["--lines=10", "_SYSTEMD_UNIT=x.service"],
+            &["-b", "0123456789abcdef0123456789abcdef-1"],
+            &["-fu", "nginx"],
+            &["--since", "-1h"],
+        ] {
+            let inv = journalctl(&argv(a));
+            assert_eq!(inv.problem, None, "{a:?}");
+            assert!(!inv.actions[0].has("writes"), "{a:?}");
+        }
+        for a in [
+            &["--vacuum-size=1G"][..],
+            &["--rotate"],
+            &["--vacuum-t", "1d"],
+            &["--cursor-file", "/tmp/c", "-u", "x"],
+            &["-n", "5", "--flush"],
+        ] {
+            let inv = journalctl(&argv(a));
+            assert_eq!(inv.problem, None, "{a:?}");
+            assert!(inv.actions[0].has("writes"), "{a:?}");
+        }
+        assert!(journalctl(&argv(&["--frob"])).problem.is_some());
+        // `-b` followed by an option that is not a boot offset leaves the option alone.
+        assert!(journalctl(&argv(&["-b", "--vacuum-size=1G"])).actions[0].has("writes"));
+    }
+}

@@ -1,0 +1,300 @@
+//! `tiershim doctor` against a real installation: every check holds on a sound one, and each
+//! broken installation (one per check) fails with exit 78 and a ✗ line that names the fault
+//! and the fix.
+//!
+//! The agent's user is uid 65534 (an unprivileged user that owns nothing here). The real tools
+//! are stubs in a directory only the test's own user can search, which is what `--harden`
+//! achieves with a group; `--system-path` points at a directory the test controls, so copies of
+//! real tools elsewhere on the machine do not decide these tests.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::installed::{Installed, repo};
+
+struct Sound {
+    inst: Installed,
+    sys: std::path::PathBuf,
+}
+
+fn chmod(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn sound(extra: &[&str]) -> Sound {
+    let inst = Installed::new(extra);
+    chmod(&inst.real, 0o700);
+    std::fs::write(&inst.audit, "").unwrap();
+    chmod(&inst.audit, 0o666);
+    let sys = inst.tmp.path().join("sys");
+    std::fs::create_dir(&sys).unwrap();
+    Sound { inst, sys }
+}
+
+impl Sound {
+    fn doctor(&self) -> (i32, String) {
+        let out = Command::new(self.inst.tiershim())
+            .args(["doctor", "--prefix"])
+            .arg(&self.inst.prefix)
+            .args(["--user", "65534", "--system-path"])
+            .arg(&self.sys)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap_or(-1), stdout + &String::from_utf8_lossy(&out.stderr))
+    }
+
+    fn cfg(&self, n: u8) -> std::path::PathBuf {
+        self.inst.tier_dir(n).join("tiershim.yaml")
+    }
+
+    /// The doctor fails, and one of its ✗ lines contains every part of `want`.
+    fn fails_with(&self, what: &str, want: &[&str]) {
+        let (code, out) = self.doctor();
+        assert_eq!(code, 78, "{what}: {out}");
+        assert!(
+            out.lines().any(|l| l.starts_with("✗ ") && want.iter().all(|w| l.contains(w))),
+            "{what}: no ✗ line with {want:?}:\n{out}"
+        );
+        assert!(!out.contains("all checks hold"), "{what}");
+    }
+}
+
+#[test]
+fn a_sound_installation_passes_every_check() {
+    let s = sound(&[]);
+    let (code, out) = s.doctor();
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains('✗'), "{out}");
+    for want in [
+        "checking",
+        "uid 65534)",
+        "✓ rbash: ",
+        "✓ tier1: links gh, tea, docker, psql, mysql, curl, git, ssh -> ",
+        "✓ tier2: ",
+        "parses, ceiling 2",
+        "✓ tier3: restricted profile ",
+        "✓ tier1: every real tool exists, is not tiershim, and ",
+        "(uid 65534) cannot run it without the gate",
+        "passthrough tools, none of them can run a program or write a file",
+        "are not writable by ",
+        "audit log",
+        "✓ policy (embedded): ",
+        "skill files validate",
+        "all checks hold",
+    ] {
+        assert!(out.contains(want), "{want:?} missing in:\n{out}");
+    }
+    // One config alone.
+    let out = Command::new(s.inst.tiershim())
+        .args(["doctor", "--config"])
+        .arg(s.cfg(2))
+        .args(["--user", "65534", "--system-path"])
+        .arg(&s.sys)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("✓ tier2: links") && !text.contains("tier1"), "{text}");
+}
+
+#[test]
+fn a_link_that_is_not_this_binary_fails_the_links_check() {
+    let s = sound(&[]);
+    let link = s.inst.tier_dir(1).join("docker");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("/bin/true", &link).unwrap();
+    s.fails_with(
+        "link",
+        &["tier1: ", "docker -> /bin/true is not ", "fix: ln -sfn ../../../bin/tiershim"],
+    );
+    std::fs::remove_file(&link).unwrap();
+    s.fails_with("missing link", &["tier1: no link for docker", "re-run install.sh"]);
+}
+
+#[test]
+fn a_config_that_does_not_parse_or_names_another_ceiling_fails_the_config_check() {
+    let s = sound(&[]);
+    let good = std::fs::read_to_string(s.cfg(1)).unwrap();
+    std::fs::write(s.cfg(1), "tier: [1\n").unwrap();
+    s.fails_with("unparseable", &["tier1: ", "tiershim.yaml", "fix the file"]);
+    std::fs::write(s.cfg(1), good.replace("tier: 1", "tier: 3")).unwrap();
+    s.fails_with("ceiling", &["says `tier: 3` in the directory of tier 1"]);
+    std::fs::write(s.cfg(1), &good).unwrap();
+    chmod(&s.cfg(1), 0o664);
+    s.fails_with("group-writable", &["writable by group or others"]);
+}
+
+#[test]
+fn a_missing_or_altered_profile_fails_the_profile_check() {
+    let s = sound(&[]);
+    let profile = s.inst.tier_dir(2).join("profile");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, text.replace("readonly PATH CLAUDEOPS_TIER SHELL", "# gone")).unwrap();
+    s.fails_with(
+        "readonly",
+        &["tier2: restricted profile", "lacks `readonly PATH CLAUDEOPS_TIER SHELL`"],
+    );
+    std::fs::remove_file(&profile).unwrap();
+    s.fails_with("missing", &["tier2: restricted profile", "No such file"]);
+}
+
+#[test]
+fn a_missing_real_tool_fails_the_real_tools_check() {
+    let s = sound(&[]);
+    std::fs::remove_file(s.inst.real.join("tea")).unwrap();
+    s.fails_with(
+        "missing",
+        &["tier1: real tea: tea is not installed at", "install tea, or point `real.tea`"],
+    );
+}
+
+#[test]
+fn a_real_tool_that_is_tiershim_fails_the_real_tools_check() {
+    let s = sound(&[]);
+    let good = std::fs::read_to_string(s.cfg(3)).unwrap();
+    let real_gh = format!("'{}'", s.inst.real.join("gh").display());
+    let own = format!("'{}'", s.inst.tiershim().display());
+    std::fs::write(s.cfg(3), good.replace(&real_gh, &own)).unwrap();
+    s.fails_with("self", &["tier3: real gh", "is tiershim itself"]);
+}
+
+#[test]
+fn a_real_tool_the_agent_can_run_fails_the_real_tools_check() {
+    let s = sound(&[]);
+    chmod(&s.inst.real, 0o755);
+    s.fails_with(
+        "reachable",
+        &[
+            "tier1: real docker ",
+            "can be run by ",
+            "uid 65534",
+            "without the gate",
+            "install.sh --harden",
+        ],
+    );
+}
+
+#[test]
+fn a_copy_of_a_real_tool_on_the_system_path_fails_the_real_tools_check() {
+    let s = sound(&[]);
+    let copy = s.sys.join("gh");
+    std::fs::write(&copy, "#!/bin/sh\n").unwrap();
+    chmod(&copy, 0o755);
+    s.fails_with(
+        "copy",
+        &["tier2: gh is also at ", "uid 65534", "can run without the gate", "chmod o-rwx"],
+    );
+    chmod(&copy, 0o750);
+    let (code, out) = s.doctor();
+    assert_eq!(code, 0, "a copy the agent cannot run is fine:\n{out}");
+}
+
+#[test]
+fn an_exec_capable_passthrough_tool_fails_the_passthrough_check() {
+    let s = sound(&[]);
+    let dir = s.inst.tier_dir(1);
+    std::os::unix::fs::symlink("/usr/bin/awk", dir.join("awk")).unwrap();
+    s.fails_with(
+        "awk",
+        &["tier1: passthrough awk can run a program or write a file", "POSIX.1-2017 awk"],
+    );
+    std::fs::remove_file(dir.join("awk")).unwrap();
+
+    std::os::unix::fs::symlink("/bin/bash", dir.join("cat2")).unwrap();
+    s.fails_with("disguised shell", &["passthrough cat2 is ", "bash can run a program"]);
+    std::fs::remove_file(dir.join("cat2")).unwrap();
+
+    let script = s.inst.tmp.path().join("helper");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    chmod(&script, 0o755);
+    std::os::unix::fs::symlink(&script, dir.join("helper")).unwrap();
+    s.fails_with("script", &["passthrough helper -> ", "is a script"]);
+}
+
+#[test]
+fn something_the_agent_can_write_fails_the_permissions_check() {
+    let s = sound(&[]);
+    chmod(&s.inst.tier_dir(2), 0o777);
+    s.fails_with(
+        "tier dir",
+        &["tier2: ", "can be changed by the agent", "uid 65534", "can write the directory"],
+    );
+    chmod(&s.inst.tier_dir(2), 0o755);
+
+    let policy = s.inst.tmp.path().join("policy");
+    std::fs::create_dir(&policy).unwrap();
+    let s2 = Sound {
+        inst: {
+            let r = s.inst.reinstall(&["--policy", policy.to_str().unwrap()]);
+            assert_eq!(r.code(), 0, "{}", r.stderr());
+            s.inst
+        },
+        sys: s.sys,
+    };
+    let (code, out) = s2.doctor();
+    assert_eq!(code, 0, "{out}");
+    chmod(&policy, 0o777);
+    s2.fails_with("policy dir", &[&format!("{} can be changed by the agent", policy.display())]);
+}
+
+#[test]
+fn an_audit_log_the_gate_cannot_write_fails_the_audit_check() {
+    let s = sound(&[]);
+    chmod(&s.inst.audit, 0o644);
+    s.fails_with(
+        "read-only log",
+        &["audit log ", "is not writable by ", "uid 65534", "so every call is refused"],
+    );
+    chmod(&s.inst.audit, 0o666);
+    let good = std::fs::read_to_string(s.cfg(1)).unwrap();
+    let without: String = good
+        .lines()
+        .filter(|l| !l.starts_with("audit_log:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(s.cfg(1), without).unwrap();
+    s.fails_with("no log", &["tier1: ", "names no audit_log", "--audit-log FILE"]);
+}
+
+#[test]
+fn a_policy_whose_examples_fail_fails_the_policy_check() {
+    let s = sound(&[]);
+    let policy = s.inst.tmp.path().join("policy");
+    std::fs::create_dir(&policy).unwrap();
+    let docker = std::fs::read_to_string(repo().join("policy/docker.yaml")).unwrap();
+    let broken = docker.replacen("        - [ps]\n", "        - [restart, api]\n", 1);
+    assert_ne!(broken, docker);
+    std::fs::write(policy.join("docker.yaml"), broken).unwrap();
+    let r = s.inst.reinstall(&["--policy", policy.to_str().unwrap()]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    s.fails_with("examples", &[&format!("policy ({}) docker: ", policy.display()), "restart api"]);
+}
+
+#[test]
+fn a_skill_that_does_not_validate_fails_the_skills_check() {
+    let s = sound(&[]);
+    let skill = s.inst.prefix.join("lib/tiershim/skills/odd.md");
+    std::fs::write(&skill, "# Skill: odd\n\n## Tier Requirement\n\nNeeds an operator.\n").unwrap();
+    s.fails_with("skill", &["skills (", "odd.md: ", "tiershim skills validate --config"]);
+}
+
+#[test]
+fn a_baseline_skill_the_agent_can_write_fails_the_permissions_check() {
+    let s = sound(&[]);
+    let skill = s.inst.prefix.join("lib/tiershim/skills/git-pr.md");
+    chmod(&skill, 0o666);
+    s.fails_with("skill writable", &["git-pr.md can be changed by the agent"]);
+}
+
+#[test]
+fn doctor_refuses_an_unknown_user() {
+    let s = sound(&[]);
+    let out = Command::new(s.inst.tiershim())
+        .args(["doctor", "--user", "no-such-user-here"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no user `no-such-user-here` in /etc/passwd"));
+}
