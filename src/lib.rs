@@ -23,6 +23,7 @@ pub mod grammar;
 pub mod harden;
 pub mod install;
 pub mod inventory;
+pub mod mcp;
 pub mod policy;
 pub mod sanitize;
 pub mod scope;
