@@ -27,6 +27,7 @@ demo: build
 
 bench: build
 	$(CARGO) bench --bench gate
+	$(CARGO) bench --bench skills
 
 clean:
 	$(CARGO) clean

@@ -29,8 +29,9 @@ for line in $(printf '%s' "$needs" | tr ' ' ':'); do
 done
 # The PostgreSQL server binaries live outside PATH (/usr/lib/postgresql/<version>/bin).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
-[ -n "$missing" ] || exit 0
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+if [ -z "$missing" ]; then
+    :
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "test-deps: installing$missing"
     export DEBIAN_FRONTEND=noninteractive
     # Database packages start their system service on install; the tests start their own
@@ -45,4 +46,47 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
 else
     echo "test-deps: missing$missing; install them (as root: apt-get install$missing)" >&2
+fi
+
+# The MCP clients that drive `tiershim mcp` in tests/it/mcp.rs, pinned, installed under
+# target/test-deps/ (never globally): the Python SDK (`mcp`, through stdio_client and
+# ClientSession) in a venv, and the MCP Inspector CLI with npm. Inspector 1.x is the newest
+# line that runs on the Node.js of Debian-based machines here (2.x needs Node >= 22.19).
+# Re-running is cheap: each is installed only when the pinned version is not already there.
+MCP_PY_VERSION=2.3.0
+MCP_INSPECTOR_VERSION=1.0.3
+deps="$(cd "$(dirname "$0")/.." && pwd)/target/test-deps"
+
+# Debian packages for the clients themselves: a venv-capable python3 and npm.
+pkgs=
+python3 -m venv --help >/dev/null 2>&1 || pkgs="$pkgs python3 python3-venv"
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+if [ -n "$pkgs" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "test-deps: installing$pkgs"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || echo "test-deps: apt-get update failed; trying the install anyway" >&2
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+    else
+        echo "test-deps: missing$pkgs, so the MCP clients cannot be installed; install them (as root: apt-get install$pkgs)" >&2
+        exit 0
+    fi
+fi
+
+venv="$deps/venv"
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$MCP_PY_VERSION')" 2>/dev/null; then
+    echo "test-deps: installing the Python mcp package $MCP_PY_VERSION into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "mcp==$MCP_PY_VERSION"
+fi
+
+npmdir="$deps/npm"
+pkg="$npmdir/node_modules/@modelcontextprotocol/inspector/package.json"
+if ! grep -q "\"version\": \"$MCP_INSPECTOR_VERSION\"" "$pkg" 2>/dev/null; then
+    echo "test-deps: installing the MCP Inspector $MCP_INSPECTOR_VERSION into $npmdir"
+    mkdir -p "$npmdir"
+    npm install --prefix "$npmdir" --no-audit --no-fund --no-package-lock --loglevel=error \
+        "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
 fi

@@ -66,6 +66,15 @@ impl Git {
 
     /// Run git in `dir`; stdout, or the first line of stderr as the error.
     pub fn run(&self, dir: &Path, args: &[&str]) -> std::result::Result<Vec<u8>, String> {
+        let (ok, stdout, err) = self.output(dir, args)?;
+        if !ok {
+            return Err(format!("git {}: {err}", args.join(" ")));
+        }
+        Ok(stdout)
+    }
+
+    /// Run git in `dir`: whether it succeeded, its stdout, and the first line of its stderr.
+    fn output(&self, dir: &Path, args: &[&str]) -> std::result::Result<(bool, Vec<u8>, String), String> {
         if !dir.is_dir() {
             return Err(format!("the directory {} does not exist", dir.display()));
         }
@@ -83,28 +92,12 @@ impl Git {
             .stderr(Stdio::piped())
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.bin.display()))?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("failed").trim().to_string();
-            return Err(format!("git {}: {first}", args.join(" ")));
-        }
         if out.stdout.len() > MAX_OUTPUT {
             return Err(format!("git {}: more than {MAX_OUTPUT} bytes of output", args.join(" ")));
         }
-        Ok(out.stdout)
-    }
-
-    fn text(&self, dir: &Path, args: &[&str]) -> std::result::Result<String, String> {
-        let out = self.run(dir, args)?;
-        String::from_utf8(out)
-            .map(|s| s.trim_end_matches('\n').to_string())
-            .map_err(|_| format!("git {}: output is not UTF-8", args.join(" ")))
-    }
-
-    /// Whether `rev` names an object (quietly).
-    fn resolves(&self, dir: &Path, rev: &str) -> bool {
-        self.run(dir, &["rev-parse", "--verify", "-q", &format!("{rev}^{{commit}}")])
-            .is_ok()
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("failed").trim().to_string();
+        Ok((out.status.success(), out.stdout, first))
     }
 
     /// NUL-separated paths, empty entries dropped; a path that is not UTF-8 is an error.
@@ -204,33 +197,29 @@ fn work_dir(cwd: &Path, chdir: &[String]) -> PathBuf {
     chdir.iter().fold(cwd.to_path_buf(), |d, c| d.join(c))
 }
 
-/// The files `action` would change, worked out with the real git.
+/// The files `action` would change, worked out with the real git (two to four git runs).
 pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std::result::Result<Changes, String> {
     let Some(target) = &action.scope else {
         return Err("the gate cannot tell which files this call changes".into());
     };
-    if let ScopeTarget::Contents { owner, repo, path } = target {
-        return Ok(Changes {
-            files: vec![path.clone()],
-            how: format!("the path written through the API ({owner}/{repo})"),
-            repo: None,
-        });
-    }
     let dir = match target {
-        ScopeTarget::Commit { chdir, .. } | ScopeTarget::Push { chdir, .. } => work_dir(cwd, chdir),
-        _ => cwd.to_path_buf(),
-    };
-    let top = git
-        .text(&dir, &["rev-parse", "--show-toplevel"])
-        .map_err(|e| format!("{} is not in a git work tree ({e})", dir.display()))?;
-    let top = PathBuf::from(top);
-    let mut files = BTreeSet::new();
-    let how = match target {
-        ScopeTarget::PullRequest { repo, base, head } => {
-            pull_request(git, &top, repo.as_ref(), base.as_deref(), head.as_deref(), &mut files)?
+        ScopeTarget::Contents { owner, repo, path } => {
+            return Ok(Changes {
+                files: vec![path.clone()],
+                how: format!("the path written through the API ({owner}/{repo})"),
+                repo: None,
+            });
         }
-        ScopeTarget::Commit { all, paths, include, .. } => commit(git, &top, &dir, *all, paths, *include, action.has("amend"), &mut files)?,
-        ScopeTarget::Push { remote, refspecs, .. } => push(git, &top, remote.as_deref(), refspecs, action, &mut files)?,
+        ScopeTarget::Commit { chdir, .. } | ScopeTarget::Push { chdir, .. } => work_dir(cwd, chdir),
+        ScopeTarget::PullRequest { .. } => cwd.to_path_buf(),
+    };
+    let mut files = BTreeSet::new();
+    let (top, how) = match target {
+        ScopeTarget::PullRequest { repo, base, head } => {
+            pull_request(git, &dir, repo.as_ref(), base.as_deref(), head.as_deref(), &mut files)?
+        }
+        ScopeTarget::Commit { all, paths, include, .. } => commit(git, &dir, *all, paths, *include, action.has("amend"), &mut files)?,
+        ScopeTarget::Push { remote, refspecs, .. } => push(git, &dir, remote.as_deref(), refspecs, action, &mut files)?,
         ScopeTarget::Contents { .. } => return Err("an API write is not a git change".into()),
     };
     Ok(Changes {
@@ -242,104 +231,134 @@ pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std
 
 const NAME_ONLY: &[&str] = &["--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"];
 
-/// The remote a pull request goes to: the one whose URL names `owner/repo` when the call names
-/// the repository, else `origin`, else the only remote.
-fn pr_remote(git: &Git, top: &Path, repo: Option<&(String, String)>) -> std::result::Result<String, String> {
-    let listing = git.text(top, &["remote", "-v"])?;
-    let mut remotes: Vec<(String, String)> = listing
-        .lines()
-        .filter_map(|l| {
-            let mut parts = l.split_whitespace();
-            Some((parts.next()?.to_string(), parts.next()?.to_string()))
-        })
-        .collect();
-    remotes.dedup();
-    if let Some((owner, name)) = repo {
-        let wanted = format!("{owner}/{name}").to_ascii_lowercase();
-        return remotes
-            .iter()
-            .find(|(_, url)| {
-                let u = url.trim_end_matches('/').trim_end_matches(".git").to_ascii_lowercase();
-                u.ends_with(&format!("/{wanted}")) || u.ends_with(&format!(":{wanted}"))
-            })
-            .map(|(n, _)| n.clone())
-            .ok_or_else(|| format!("the working directory {} is not a clone of {owner}/{name}", top.display()));
+/// `git rev-parse --show-toplevel <more…>` in `dir`: the top of the work tree, the other lines,
+/// and whether git succeeded. Not being in a work tree is an error.
+fn rev_parse(git: &Git, dir: &Path, more: &[&str]) -> std::result::Result<(PathBuf, Vec<String>, bool, String), String> {
+    let mut args = vec!["rev-parse", "--show-toplevel"];
+    args.extend_from_slice(more);
+    let (ok, out, err) = git.output(dir, &args)?;
+    let text = String::from_utf8(out).map_err(|_| "git rev-parse: output is not UTF-8".to_string())?;
+    let mut lines = text.lines().map(str::to_string);
+    match lines.next().filter(|t| t.starts_with('/')) {
+        Some(top) => Ok((PathBuf::from(top), lines.collect(), ok, err)),
+        None => Err(format!("{} is not in a git work tree ({err})", dir.display())),
     }
-    if remotes.iter().any(|(n, _)| n == "origin") {
+}
+
+/// The local branches and remote-tracking refs, with the target of each symbolic ref.
+fn refs(git: &Git, top: &Path) -> std::result::Result<BTreeMap<String, String>, String> {
+    let out = git.run(
+        top,
+        &["for-each-ref", "--format=%(refname)%00%(symref)", "refs/heads/", "refs/remotes/"],
+    )?;
+    let text = String::from_utf8(out).map_err(|_| "git for-each-ref: output is not UTF-8".to_string())?;
+    Ok(text
+        .lines()
+        .filter_map(|l| l.split_once('\0').map(|(r, s)| (r.to_string(), s.to_string())))
+        .collect())
+}
+
+/// The remote a pull request goes to: the one whose URL names `owner/repo` when the call names
+/// the repository, else `origin`, else the only remote this clone has tracking refs of.
+fn pr_remote(
+    git: &Git,
+    top: &Path,
+    repo: Option<&(String, String)>,
+    refs: &BTreeMap<String, String>,
+) -> std::result::Result<String, String> {
+    if let Some((owner, name)) = repo {
+        let out = git
+            .run(top, &["config", "-z", "--get-regexp", "^remote\\..*\\.url$"])
+            .unwrap_or_default();
+        let wanted = format!("{owner}/{name}").to_ascii_lowercase();
+        for entry in String::from_utf8_lossy(&out).split('\0') {
+            let Some((key, url)) = entry.split_once('\n') else { continue };
+            let Some(remote) = key.strip_prefix("remote.").and_then(|k| k.strip_suffix(".url")) else {
+                continue;
+            };
+            let u = url.trim_end_matches('/').trim_end_matches(".git").to_ascii_lowercase();
+            if u.ends_with(&format!("/{wanted}")) || u.ends_with(&format!(":{wanted}")) {
+                return Ok(remote.to_string());
+            }
+        }
+        return Err(format!("the working directory {} is not a clone of {owner}/{name}", top.display()));
+    }
+    let mut names: Vec<&str> = refs
+        .keys()
+        .filter_map(|r| r.strip_prefix("refs/remotes/")?.split('/').next())
+        .collect();
+    names.dedup();
+    if names.contains(&"origin") {
         return Ok("origin".into());
     }
-    let mut names: Vec<&String> = remotes.iter().map(|(n, _)| n).collect();
-    names.dedup();
     match names.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err("the repository has no remote, so the pull request's base cannot be found".into()),
+        [one] => Ok((*one).to_string()),
+        [] => Err("the repository has no remote-tracking branch, so the pull request's base cannot be found; run git fetch".into()),
         _ => Err("the repository has several remotes and none is `origin`; name the repository with -R/--repo".into()),
     }
 }
 
-/// `git diff --name-only <remote>/<base>...<head>`.
+/// `git diff --name-only <remote>/<base>...<head>`. Returns the top of the work tree.
 fn pull_request(
     git: &Git,
-    top: &Path,
+    dir: &Path,
     repo: Option<&(String, String)>,
     base: Option<&str>,
     head: Option<&str>,
     files: &mut BTreeSet<String>,
-) -> std::result::Result<String, String> {
-    let remote = pr_remote(git, top, repo)?;
+) -> std::result::Result<(PathBuf, String), String> {
+    let (top, lines, ok, _) = rev_parse(git, dir, &["--symbolic-full-name", "HEAD"])?;
+    let refs = refs(git, &top)?;
+    let remote = pr_remote(git, &top, repo, &refs)?;
     let head_ref = match head {
         Some(h) => {
             // gh accepts `owner:branch` for a fork's branch.
             let branch = h.rsplit_once(':').map(|(_, b)| b).unwrap_or(h);
             let local = format!("refs/heads/{branch}");
             let tracking = format!("refs/remotes/{remote}/{branch}");
-            if git.resolves(top, &local) {
+            if refs.contains_key(&local) {
                 local
-            } else if git.resolves(top, &tracking) {
+            } else if refs.contains_key(&tracking) {
                 tracking
             } else {
                 return Err(format!("the head branch {branch} is neither a local branch nor {remote}/{branch}"));
             }
         }
-        None => {
-            git.text(top, &["symbolic-ref", "-q", "HEAD"])
-                .map_err(|_| "HEAD is detached, so the pull request's head branch is unknown; pass --head".to_string())?;
-            "HEAD".to_string()
-        }
+        None if ok && lines.first().is_some_and(|l| l.starts_with("refs/heads/")) => "HEAD".to_string(),
+        None if !ok => return Err("the repository has no commit yet, so there is nothing to propose".into()),
+        None => return Err("HEAD is detached, so the pull request's head branch is unknown; pass --head".into()),
     };
     let base_ref = match base {
         Some(b) => {
             let r = format!("refs/remotes/{remote}/{b}");
-            if !git.resolves(top, &r) {
+            if !refs.contains_key(&r) {
                 return Err(format!(
                     "the base branch {b} has no remote-tracking ref {remote}/{b}; run git fetch {remote} {b}"
                 ));
             }
             r
         }
-        None => default_branch(git, top, &remote)?,
+        None => default_branch(&refs, &remote)?,
     };
     let range = format!("{base_ref}...{head_ref}");
     let mut args = vec!["diff"];
     args.extend_from_slice(NAME_ONLY);
     args.push(&range);
     args.push("--");
-    git.paths(top, &args, files)?;
-    Ok(format!("git diff --name-only {range}"))
+    git.paths(&top, &args, files)?;
+    Ok((top, format!("git diff --name-only {range}")))
 }
 
 /// The remote's default branch as this clone knows it: `<remote>/HEAD`, else the one of
 /// `<remote>/main` and `<remote>/master` that exists.
-fn default_branch(git: &Git, top: &Path, remote: &str) -> std::result::Result<String, String> {
-    if let Ok(r) = git.text(top, &["symbolic-ref", "-q", &format!("refs/remotes/{remote}/HEAD")])
-        && !r.is_empty()
-    {
-        return Ok(r);
+fn default_branch(refs: &BTreeMap<String, String>, remote: &str) -> std::result::Result<String, String> {
+    if let Some(target) = refs.get(&format!("refs/remotes/{remote}/HEAD")).filter(|t| !t.is_empty()) {
+        return Ok(target.clone());
     }
     let found: Vec<String> = ["main", "master"]
         .iter()
         .map(|b| format!("refs/remotes/{remote}/{b}"))
-        .filter(|r| git.resolves(top, r))
+        .filter(|r| refs.contains_key(r))
         .collect();
     match found.as_slice() {
         [one] => Ok(one.clone()),
@@ -350,31 +369,32 @@ fn default_branch(git: &Git, top: &Path, remote: &str) -> std::result::Result<St
 }
 
 /// What `git commit` records: the index (and with `all` the tracked changes; with paths, those
-/// paths), plus the files of the commit an `--amend` replaces.
+/// paths), plus the files of the commit an `--amend` replaces. Returns the top of the work tree.
 #[allow(clippy::too_many_arguments)]
 fn commit(
     git: &Git,
-    top: &Path,
     dir: &Path,
     all: bool,
     paths: &[String],
     include: bool,
     amend: bool,
     files: &mut BTreeSet<String>,
-) -> std::result::Result<String, String> {
-    let head = if git.resolves(top, "HEAD") { "HEAD" } else { EMPTY_TREE };
+) -> std::result::Result<(PathBuf, String), String> {
+    // `--verify -q HEAD` fails quietly (after the top) in a repository without commits.
+    let (top, _, has_head, _) = rev_parse(git, dir, &["--verify", "-q", "HEAD"])?;
+    let head = if has_head { "HEAD" } else { EMPTY_TREE };
     let mut how = Vec::new();
     if paths.is_empty() || include {
         let mut args = vec!["diff", "--cached"];
         args.extend_from_slice(NAME_ONLY);
         args.push(head);
-        git.paths(top, &args, files)?;
+        git.paths(&top, &args, files)?;
         how.push("the index");
     }
     if all {
         let mut args = vec!["diff"];
         args.extend_from_slice(NAME_ONLY);
-        git.paths(top, &args, files)?;
+        git.paths(&top, &args, files)?;
         how.push("every tracked change");
     }
     if !paths.is_empty() {
@@ -388,51 +408,61 @@ fn commit(
         git.paths(dir, &args, files)?;
         how.push("the named paths");
     }
-    if amend && head == "HEAD" {
+    if amend && has_head {
         let mut args = vec!["diff-tree", "--no-commit-id", "-r", "--root"];
         args.extend_from_slice(NAME_ONLY);
         args.push("HEAD");
-        git.paths(top, &args, files)?;
+        git.paths(&top, &args, files)?;
         how.push("the amended commit");
     }
-    Ok(format!("git commit of {}", how.join(", ")))
+    Ok((top, format!("git commit of {}", how.join(", "))))
 }
 
 /// The files of every commit a push sends: reachable from each source and not yet on the
-/// remote's tracking refs (all remotes' when the destination is a URL).
+/// remote's tracking refs (all remotes' when the destination is not a plain remote name).
+/// Returns the top of the work tree.
 fn push(
     git: &Git,
-    top: &Path,
+    dir: &Path,
     remote: Option<&str>,
     refspecs: &[String],
     action: &Action,
     files: &mut BTreeSet<String>,
-) -> std::result::Result<String, String> {
-    let mut sources: Vec<String> = Vec::new();
+) -> std::result::Result<(PathBuf, String), String> {
+    let mut named = Vec::new();
+    for spec in refspecs {
+        let body = spec.trim_start_matches('+');
+        let src = body.split_once(':').map(|(s, _)| s).unwrap_or(body);
+        if src.is_empty() || src.contains('*') {
+            continue; // a deletion sends nothing; a pattern is covered by --branches
+        }
+        if src.starts_with('-') {
+            return Err(format!("the push source {src} starts with a dash"));
+        }
+        named.push(format!("{src}^{{commit}}"));
+    }
+    // One rev-parse finds the top and resolves every source to a commit.
+    let revs: Vec<&str> = named.iter().map(String::as_str).collect();
+    let (top, commits, ok, err) = rev_parse(git, dir, &revs)?;
+    if !ok {
+        return Err(format!("a push source does not name a commit ({err})"));
+    }
+    let mut sources: Vec<String> = commits;
     if action.has("all-branches") || action.has("mirror") {
         sources.push("--branches".into());
     }
     if action.has("tags") && refspecs.is_empty() {
         sources.push("--tags".into());
     }
-    for spec in refspecs {
-        let body = spec.trim_start_matches('+');
-        let src = body.split_once(':').map(|(s, _)| s).unwrap_or(body);
-        if src.is_empty() || src.contains('*') {
-            continue; // a deletion sends nothing; a pattern was covered by --branches
-        }
-        if !git.resolves(top, src) {
-            return Err(format!("the push source {src} does not name a commit"));
-        }
-        sources.push(format!("{src}^{{commit}}"));
-    }
     if sources.is_empty() {
-        return Ok("nothing is sent".into());
+        return Ok((top, "nothing is sent".into()));
     }
-    let names = git.text(top, &["remote"]).unwrap_or_default();
-    let not = match remote {
-        Some(r) if names.lines().any(|n| n == r) => format!("--remotes={r}"),
-        _ => "--remotes".to_string(),
+    // `--remotes=<name>` for a plain remote name (one that does not exist matches nothing, so
+    // every commit counts); all remote-tracking refs for a URL or anything else.
+    let plain = |r: &&str| !r.is_empty() && !r.starts_with('-') && r.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    let not = match remote.filter(plain) {
+        Some(r) => format!("--remotes={r}"),
+        None => "--remotes".to_string(),
     };
     let mut args = vec![
         "log",
@@ -446,6 +476,9 @@ fn push(
     args.push("--not");
     args.push(&not);
     args.push("--");
-    git.paths(top, &args, files)?;
-    Ok(format!("the files of the commits not yet on {}", remote.unwrap_or("any remote")))
+    git.paths(&top, &args, files)?;
+    Ok((
+        top,
+        format!("the files of the commits not yet on {}", remote.unwrap_or("any remote")),
+    ))
 }

@@ -1,5 +1,6 @@
 //! Path scope (DESIGN §7): the deny and allow patterns of skills, compiled with gitignore's
-//! semantics (the `ignore` crate), and the check of a list of changed files against them.
+//! semantics (`glob.rs`, held to the `ignore` crate's meaning by a differential test), and the
+//! check of a list of changed files against them.
 //!
 //! - A pattern without a slash matches a name at any depth; a leading or middle slash anchors
 //!   it to the repository root; a trailing slash is a directory and everything under it; `**`
@@ -15,12 +16,9 @@
 //!
 //! Pure: the skills come in already read; nothing here touches the file system.
 
-use std::path::PathBuf;
-
-use ignore::Match;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::Serialize;
 
+use crate::glob::{Pattern, Set};
 use crate::skill::{Problem, Skill};
 
 /// One allow-list: the allow block(s) of one skill file.
@@ -29,13 +27,13 @@ struct AllowList {
     skill: String,
     file: String,
     patterns: Vec<String>,
-    matcher: Gitignore,
+    matcher: Set,
 }
 
 /// The compiled rules of every skill consulted by one scope check.
 #[derive(Debug, Clone)]
 pub struct Rules {
-    deny: Gitignore,
+    deny: Set,
     deny_count: usize,
     allow: Vec<AllowList>,
     /// Every skill file consulted, in order.
@@ -73,16 +71,19 @@ impl Violation {
     }
 }
 
-fn builder(case_insensitive: bool) -> GitignoreBuilder {
-    let mut b = GitignoreBuilder::new(".");
-    b.case_insensitive(case_insensitive).ok();
-    b
+/// Compile one skill's pattern; a pattern that does not compile is an error naming the file
+/// and line (skipping it would silently drop a rule).
+fn compile(s: &Skill, p: &crate::skill::Pattern, case_insensitive: bool, kind: &str) -> Result<Option<Pattern>, Problem> {
+    Pattern::new(&p.text, &s.shown, case_insensitive).map_err(|e| Problem {
+        path: s.shown.clone(),
+        message: format!("line {}: {kind} pattern `{}` does not compile: {e}", p.line, p.text),
+    })
 }
 
-fn compiled(b: GitignoreBuilder, file: &str) -> Result<Gitignore, Problem> {
-    b.build().map_err(|e| Problem {
+fn set(patterns: Vec<Pattern>, file: &str) -> Result<Set, Problem> {
+    Set::new(patterns).map_err(|message| Problem {
         path: file.to_string(),
-        message: format!("path patterns do not compile: {e}"),
+        message,
     })
 }
 
@@ -90,38 +91,31 @@ impl Rules {
     /// Compile the patterns of `skills`. A pattern that does not compile is an error naming its
     /// file and line: skipping it would silently drop a rule.
     pub fn build(skills: &[Skill]) -> Result<Rules, Problem> {
-        let mut deny = builder(true);
-        let mut deny_count = 0;
+        let mut deny = Vec::new();
         let mut allow = Vec::new();
         let mut files = Vec::new();
         for s in skills {
             files.push(s.shown.clone());
             for p in &s.parsed.deny {
-                deny.add_line(Some(PathBuf::from(&s.shown)), &p.text).map_err(|e| Problem {
-                    path: s.shown.clone(),
-                    message: format!("line {}: deny pattern `{}` does not compile: {e}", p.line, p.text),
-                })?;
-                deny_count += 1;
+                deny.extend(compile(s, p, true, "deny")?);
             }
             if let Some(list) = &s.parsed.allow {
-                let mut b = builder(false);
+                let mut compiled = Vec::new();
                 for p in list {
-                    b.add_line(Some(PathBuf::from(&s.shown)), &p.text).map_err(|e| Problem {
-                        path: s.shown.clone(),
-                        message: format!("line {}: allow pattern `{}` does not compile: {e}", p.line, p.text),
-                    })?;
+                    compiled.extend(compile(s, p, false, "allow")?);
                 }
                 allow.push(AllowList {
                     skill: s.name.clone(),
                     file: s.shown.clone(),
                     patterns: list.iter().map(|p| p.text.clone()).collect(),
-                    matcher: compiled(b, &s.shown)?,
+                    matcher: set(compiled, &s.shown)?,
                 });
             }
         }
         let first = files.first().cloned().unwrap_or_default();
+        let deny_count = deny.len();
         Ok(Rules {
-            deny: compiled(deny, &first)?,
+            deny: set(deny, &first)?,
             deny_count,
             allow,
             files,
@@ -131,7 +125,7 @@ impl Rules {
     /// No patterns at all.
     pub fn empty() -> Rules {
         Rules {
-            deny: Gitignore::empty(),
+            deny: Set::empty(),
             deny_count: 0,
             allow: Vec::new(),
             files: Vec::new(),
@@ -158,18 +152,18 @@ impl Rules {
                     continue;
                 }
             };
-            if let Match::Ignore(g) = self.deny.matched_path_or_any_parents(&path, false) {
+            if let Some(g) = self.deny.matched_path_or_any_parents(&path) {
                 out.push(Violation {
                     path: path.clone(),
                     why: Why::Denied {
-                        pattern: g.original().to_string(),
-                        source: g.from().map(|p| p.display().to_string()).unwrap_or_default(),
+                        pattern: g.original.clone(),
+                        source: g.from.clone(),
                     },
                 });
                 continue;
             }
             for list in &lists {
-                if !matches!(list.matcher.matched_path_or_any_parents(&path, false), Match::Ignore(_)) {
+                if list.matcher.matched_path_or_any_parents(&path).is_none() {
                     out.push(Violation {
                         path: path.clone(),
                         why: Why::NotAllowed {

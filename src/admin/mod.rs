@@ -6,6 +6,7 @@ mod cooldown;
 mod doctor;
 mod explain;
 mod inventory;
+mod mcp;
 mod policy_check;
 mod shell;
 mod skills;
@@ -59,6 +60,10 @@ enum Command {
         #[command(flatten)]
         common: skills::Common,
     },
+    /// Serve the skills over MCP on stdio, for agents without native skill support.
+    Mcp(mcp::McpArgs),
+    /// Print the guide to using skills that `tiershim mcp` gives its clients.
+    Instructions(mcp::InstructionsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,7 +93,9 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
         Command::Shell(a) => shell::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
-        Command::Skills { command, common } => skills::run(command, common),
+        Command::Skills { command, common } => skills::run(ctx, command, common),
+        Command::Mcp(a) => mcp::run_mcp(ctx, a),
+        Command::Instructions(a) => mcp::run_instructions(ctx, a),
         Command::Inventory(a) => inventory::run(ctx, a),
         Command::Audit(a) => audit::run(ctx, a),
         Command::Cooldown(a) => cooldown::run(ctx, a),

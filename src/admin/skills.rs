@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use crate::context::Context;
 use crate::exit::Exit;
 use crate::install::InstallConfig;
 use crate::sanitize::escape;
 use crate::scope::Rules;
+use crate::skill::served::{Meta, Scanner, Selection};
 use crate::skill::{Catalog, Level, Location, Skill, Sources};
 
 #[derive(Debug, clap::Args)]
@@ -20,6 +22,14 @@ pub struct Common {
     /// Print JSON.
     #[arg(long, global = true)]
     json: bool,
+    /// Read the skills `tiershim mcp --skills-dir DIR` serves (absolute; repeatable; an earlier
+    /// directory wins for a name found twice, and `list` shows the copies it shadows).
+    #[arg(long = "skills-dir", value_name = "DIR", global = true)]
+    skills_dir: Vec<PathBuf>,
+    /// Read the skills `tiershim mcp` serves without --config or --skills-dir: ./.agent/skills,
+    /// ./.claude/skills, ~/.agent/skills, ~/.claude/skills, the first copy of a name winning.
+    #[arg(long, global = true, conflicts_with_all = ["config", "skills_dir"])]
+    agent_dirs: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -35,7 +45,10 @@ pub enum Command {
     Validate,
 }
 
-pub fn run(cmd: Command, c: Common) -> Exit {
+pub fn run(ctx: &Context, cmd: Command, c: Common) -> Exit {
+    if c.agent_dirs || !c.skills_dir.is_empty() {
+        return served_view(ctx, cmd, c);
+    }
     let sources = match &c.config {
         None => Sources::from_config(None),
         Some(p) => match InstallConfig::load(p, false) {
@@ -57,6 +70,7 @@ pub fn run(cmd: Command, c: Common) -> Exit {
 fn location_json(l: &Location) -> Value {
     match l {
         Location::Repo(r) => json!({"kind": "repo", "repo": r}),
+        Location::Dir(d) => json!({"kind": "dir", "dir": d}),
         other => json!({"kind": other.to_string()}),
     }
 }
@@ -272,4 +286,96 @@ fn validate(catalog: &Catalog, as_json: bool) -> Exit {
         println!("{} skill file(s), {errors} error(s), {warnings} warning(s)", catalog.skills.len());
     }
     if errors > 0 { Exit::Config } else { Exit::Ok }
+}
+
+/// `--skills-dir` / `--agent-dirs`: the skills as `tiershim mcp` serves them. `list` shows
+/// which copy of each name is served and which copies it shadows; `show` and `validate` read
+/// every copy in those directories.
+fn served_view(ctx: &Context, cmd: Command, c: Common) -> Exit {
+    for d in &c.skills_dir {
+        if !d.is_absolute() {
+            eprintln!(
+                "tiershim skills: --skills-dir {}: give an absolute path",
+                escape(&d.display().to_string())
+            );
+            return Exit::Usage;
+        }
+    }
+    let install = match &c.config {
+        None => None,
+        Some(p) => match InstallConfig::load(&ctx.cwd.join(p), false) {
+            Ok(cfg) => Some(Sources::from_config(cfg.skills.as_ref())),
+            Err(e) => {
+                eprintln!("tiershim skills: {}", escape(&e.to_string()));
+                return e.exit();
+            }
+        },
+    };
+    let selection = Selection {
+        install,
+        dirs: c.skills_dir.clone(),
+        cwd: ctx.cwd.clone(),
+        home: ctx.var("HOME").filter(|h| h.starts_with('/')).map(PathBuf::from),
+    };
+    let catalog = Catalog::from_dirs(&selection.source_dirs());
+    match cmd {
+        Command::List => served_list(&Scanner::new(selection), c.json),
+        Command::Show { name } => show(&catalog, &name, c.json),
+        Command::Validate => validate(&catalog, c.json),
+    }
+}
+
+fn meta_json(m: &Meta) -> Value {
+    json!({
+        "name": m.name,
+        "file": m.shown,
+        "location": location_json(&m.location),
+        "layout": m.layout,
+        "description": m.description,
+        "tier": m.tier,
+        "deny": m.deny,
+        "allow": m.allow,
+    })
+}
+
+fn served_list(scanner: &Scanner, as_json: bool) -> Exit {
+    let served = &scanner.served;
+    if as_json {
+        let mut rows = Vec::new();
+        for e in &served.entries {
+            let mut v = meta_json(&e.meta);
+            v["tier_required"] = json!(e.tier_required);
+            v["served"] = json!(true);
+            v["shadows"] = json!(e.shadows);
+            v["shadowed_by"] = Value::Null;
+            rows.push(v);
+        }
+        for (m, by) in &served.shadowed {
+            let mut v = meta_json(m);
+            v["served"] = json!(false);
+            v["shadows"] = json!([]);
+            v["shadowed_by"] = json!(by);
+            rows.push(v);
+        }
+        println!("{}", json!({"skills": rows, "problems": served.problems}));
+        return Exit::Ok;
+    }
+    println!("{:<22} {:<5} {:<30}  FILE", "NAME", "TIER", "LOCATION");
+    for e in &served.entries {
+        let tier = e.tier_required.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
+        println!(
+            "{:<22} {:<5} {:<30}  {}",
+            escape(e.id()),
+            tier,
+            escape(&e.meta.location.to_string()),
+            escape(&e.meta.shown)
+        );
+        for f in &e.shadows {
+            println!("{:<22} shadows {}", "", escape(f));
+        }
+    }
+    for p in &served.problems {
+        println!("! {}: {}", escape(&p.path), escape(&p.message));
+    }
+    Exit::Ok
 }

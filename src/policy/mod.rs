@@ -54,11 +54,35 @@ impl Serialize for Required {
 // ---------------------------------------------------------------------------------------------
 // File mirror
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+/// `tier:` as written: a number or a word. Deserialized by hand: serde's `untagged` buffers the
+/// value and builds an error for every variant that does not fit, which was a tenth of a gated
+/// call's instructions.
+#[derive(Debug, Clone)]
 pub enum TierFile {
     Number(i64),
     Word(String),
+}
+
+impl<'de> Deserialize<'de> for TierFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<TierFile, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = TierFile;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tier: 1, 2, 3 or never")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<TierFile, E> {
+                Ok(TierFile::Number(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<TierFile, E> {
+                i64::try_from(v).map(TierFile::Number).map_err(|_| E::custom(format!("tier {v} is out of range")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<TierFile, E> {
+                Ok(TierFile::Word(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

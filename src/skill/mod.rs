@@ -11,6 +11,7 @@
 //! is followed only when it stays inside the directory it was found in.
 
 pub mod parse;
+pub mod served;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -36,8 +37,9 @@ pub enum Location {
     Baseline,
     /// `<repos>/<repo>/.claude-ops/skills/`.
     Repo(String),
-    /// A directory named on the command line (`tiershim mcp --skills-dir`).
-    Dir,
+    /// A directory served by `tiershim mcp`: named with `--skills-dir`, or one of the
+    /// conventional agent skill directories. Holds the directory as shown to people.
+    Dir(String),
     /// The copy built into this binary.
     Embedded,
 }
@@ -47,7 +49,7 @@ impl std::fmt::Display for Location {
         match self {
             Location::Baseline => f.write_str("baseline"),
             Location::Repo(r) => write!(f, "repo {r}"),
-            Location::Dir => f.write_str("directory"),
+            Location::Dir(d) => f.write_str(d),
             Location::Embedded => f.write_str("embedded"),
         }
     }
@@ -77,6 +79,16 @@ pub struct Candidate {
     pub layout: Layout,
     pub location: Location,
     source: Source,
+}
+
+impl Candidate {
+    /// The file on disk, as discovery found it (not resolved); `None` for the embedded copy.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.source {
+            Source::File(p) => Some(p),
+            Source::Embedded(_) => None,
+        }
+    }
 }
 
 /// Something discovery could not use: reported by `skills validate`, and an error for a
@@ -464,6 +476,29 @@ impl Catalog {
                 path: paths.join(", "),
                 message: format!("skill `{name}` is defined twice in one directory (name.md and name/SKILL.md); both are read"),
             });
+        }
+        Catalog { skills, problems }
+    }
+}
+
+impl Catalog {
+    /// Every skill file in these directories (the embedded copy for `dir: None`), loaded in
+    /// full, in order; for `tiershim skills show/validate --skills-dir`.
+    pub fn from_dirs(dirs: &[served::SourceDir]) -> Catalog {
+        let mut skills = Vec::new();
+        let mut problems = Vec::new();
+        for d in dirs {
+            let (candidates, p) = match &d.dir {
+                None => (embedded(), Vec::new()),
+                Some(dir) => discover(dir, &d.location),
+            };
+            problems.extend(p);
+            for c in &candidates {
+                match load(c, Need::All) {
+                    Ok(s) => skills.push(s),
+                    Err(p) => problems.push(p),
+                }
+            }
         }
         Catalog { skills, problems }
     }

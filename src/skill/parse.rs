@@ -156,7 +156,14 @@ pub fn parse(text: &str, agent_skill: bool) -> Parsed {
             }
             Event::End(TagEnd::MetadataBlock(_)) => {
                 in_meta = false;
-                out.body = range.end..text.len();
+                // The body starts after the closing `---` line, its newline included.
+                let rest = text.get(range.end..).unwrap_or("");
+                let skip = if rest.starts_with("\r\n") {
+                    2
+                } else {
+                    usize::from(rest.starts_with('\n'))
+                };
+                out.body = range.end + skip..text.len();
             }
             Event::Text(t) if in_meta => meta.push_str(&t),
             Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new(), range.start)),

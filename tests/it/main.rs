@@ -22,6 +22,7 @@ mod http;
 mod http_server;
 mod install;
 mod mariadb;
+mod mcp;
 mod postgres;
 mod real_tools;
 mod scope;

@@ -381,10 +381,19 @@ fn when_the_changed_files_cannot_be_worked_out_the_pull_request_is_refused_sayin
         assert_eq!(fx.env.received("gh"), None);
     }
     // No origin/HEAD and neither main nor master: the default branch is unknown.
+    git(&fx.work, &["update-ref", "refs/remotes/origin/release", "main"]);
     git(&fx.work, &["symbolic-ref", "--delete", "refs/remotes/origin/HEAD"]);
     git(&fx.work, &["update-ref", "-d", "refs/remotes/origin/main"]);
     let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
     assert!(r.stderr().contains("the default branch of origin is unknown"), "{}", r.stderr());
+    // No remote-tracking branch at all.
+    git(&fx.work, &["update-ref", "-d", "refs/remotes/origin/release"]);
+    let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
+    assert!(
+        r.stderr().contains("the repository has no remote-tracking branch"),
+        "{}",
+        r.stderr()
+    );
     // Outside any git work tree.
     let r = fx.run_in(fx.env.tmp.path(), "gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
     assert!(r.stderr().contains("is not in a git work tree"), "{}", r.stderr());

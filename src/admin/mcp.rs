@@ -1,0 +1,108 @@
+//! `tiershim mcp` and `tiershim instructions`: the served skills over MCP on stdio, and the
+//! guide the server gives its clients, printed. Both pick their skills the same way
+//! ([`Sources`]) and call [`crate::mcp`]; neither runs anything.
+
+use std::path::PathBuf;
+
+use crate::context::Context;
+use crate::exit::Exit;
+use crate::install::InstallConfig;
+use crate::sanitize::escape;
+use crate::skill::Sources as InstallSources;
+use crate::skill::served::{Scanner, Selection, Session};
+
+/// Where the served skills come from.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Sources {
+    /// Serve this install's skills (its `skills:`): the repository holding the working
+    /// directory first, then the baseline, then the other repositories. Its `tier` is the
+    /// session's ceiling (3 without --config), which CLAUDEOPS_TIER lowers as in the gate.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Serve this skills directory too (absolute; repeatable; after the install's; an earlier
+    /// one wins for a name found twice). Without --config and --skills-dir: ./.agent/skills, ./.claude/skills,
+    /// ~/.agent/skills, ~/.claude/skills, in that order.
+    #[arg(long = "skills-dir", value_name = "DIR")]
+    skills_dir: Vec<PathBuf>,
+}
+
+impl Sources {
+    /// The selection and the session tier, or the exit for a bad argument or config.
+    pub fn resolve(&self, ctx: &Context, who: &str) -> Result<(Selection, Session), Exit> {
+        for d in &self.skills_dir {
+            if !d.is_absolute() {
+                eprintln!(
+                    "tiershim {who}: --skills-dir {}: give an absolute path",
+                    escape(&d.display().to_string())
+                );
+                return Err(Exit::Usage);
+            }
+        }
+        let (install, ceiling) = match &self.config {
+            None => (None, None),
+            Some(p) => {
+                let p = ctx.cwd.join(p);
+                match InstallConfig::load(&p, false) {
+                    Ok(cfg) => (Some(InstallSources::from_config(cfg.skills.as_ref())), Some(cfg.tier)),
+                    Err(e) => {
+                        eprintln!("tiershim {who}: {}", escape(&e.to_string()));
+                        return Err(e.exit());
+                    }
+                }
+            }
+        };
+        let selection = Selection {
+            install,
+            dirs: self.skills_dir.clone(),
+            cwd: ctx.cwd.clone(),
+            home: ctx.var("HOME").filter(|h| h.starts_with('/')).map(PathBuf::from),
+        };
+        let session = Session::new(ceiling, ctx.var("CLAUDEOPS_TIER").as_deref());
+        Ok((selection, session))
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    sources: Sources,
+}
+
+pub fn run_mcp(ctx: &Context, a: McpArgs) -> Exit {
+    let (selection, session) = match a.sources.resolve(ctx, "mcp") {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    if let Some(note) = &session.note {
+        eprintln!("tiershim mcp: {}", escape(note));
+    }
+    match crate::mcp::serve(selection, session) {
+        Ok(()) => Exit::Ok,
+        Err(e) => {
+            eprintln!("tiershim mcp: {}", escape(&e));
+            Exit::Internal
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstructionsArgs {
+    /// List the skills as plain text instead of <available_skills> XML.
+    #[arg(long)]
+    no_xml: bool,
+    #[command(flatten)]
+    sources: Sources,
+}
+
+pub fn run_instructions(ctx: &Context, a: InstructionsArgs) -> Exit {
+    let (selection, session) = match a.sources.resolve(ctx, "instructions") {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let scanner = Scanner::new(selection);
+    for p in &scanner.served.problems {
+        eprintln!("tiershim instructions: warning: {}: {}", escape(&p.path), escape(&p.message));
+    }
+    print!("{}", crate::mcp::guide::guide(&scanner.served, &session, !a.no_xml));
+    Exit::Ok
+}
