@@ -75,7 +75,9 @@ impl<'de> Deserialize<'de> for TierFile {
                 Ok(TierFile::Number(v))
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<TierFile, E> {
-                i64::try_from(v).map(TierFile::Number).map_err(|_| E::custom(format!("tier {v} is out of range")))
+                i64::try_from(v)
+                    .map(TierFile::Number)
+                    .map_err(|_| E::custom(format!("tier {v} is out of range")))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<TierFile, E> {
                 Ok(TierFile::Word(v.to_string()))
