@@ -11,7 +11,7 @@
 //! repository config cannot make fact-gathering run a program (fsmonitor, hooks, external diff,
 //! textconv, signature programs) or write the index.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -101,10 +101,10 @@ impl Git {
     }
 
     /// NUL-separated paths, empty entries dropped; a path that is not UTF-8 is an error.
-    fn paths(&self, dir: &Path, args: &[&str], into: &mut BTreeSet<String>) -> std::result::Result<(), String> {
+    fn paths(&self, dir: &Path, args: &[&str], into: &mut Vec<String>) -> std::result::Result<(), String> {
         for raw in self.run(dir, args)?.split(|b| *b == 0).filter(|p| !p.is_empty()) {
             let p = std::str::from_utf8(raw).map_err(|_| format!("git {}: a path is not UTF-8", args.join(" ")))?;
-            into.insert(p.to_string());
+            into.push(p.to_string());
         }
         Ok(())
     }
@@ -213,7 +213,7 @@ pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std
         ScopeTarget::Commit { chdir, .. } | ScopeTarget::Push { chdir, .. } => work_dir(cwd, chdir),
         ScopeTarget::PullRequest { .. } => cwd.to_path_buf(),
     };
-    let mut files = BTreeSet::new();
+    let mut files = Vec::new();
     let (top, how) = match target {
         ScopeTarget::PullRequest { repo, base, head } => {
             pull_request(git, &dir, repo.as_ref(), base.as_deref(), head.as_deref(), &mut files)?
@@ -222,8 +222,10 @@ pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std
         ScopeTarget::Push { remote, refspecs, .. } => push(git, &dir, remote.as_deref(), refspecs, action, &mut files)?,
         ScopeTarget::Contents { .. } => return Err("an API write is not a git change".into()),
     };
+    files.sort_unstable();
+    files.dedup();
     Ok(Changes {
-        files: files.into_iter().collect(),
+        files,
         how,
         repo: sources.repo_of(&top),
     })
@@ -305,7 +307,7 @@ fn pull_request(
     repo: Option<&(String, String)>,
     base: Option<&str>,
     head: Option<&str>,
-    files: &mut BTreeSet<String>,
+    files: &mut Vec<String>,
 ) -> std::result::Result<(PathBuf, String), String> {
     let (top, lines, ok, _) = rev_parse(git, dir, &["--symbolic-full-name", "HEAD"])?;
     let refs = refs(git, &top)?;
@@ -378,7 +380,7 @@ fn commit(
     paths: &[String],
     include: bool,
     amend: bool,
-    files: &mut BTreeSet<String>,
+    files: &mut Vec<String>,
 ) -> std::result::Result<(PathBuf, String), String> {
     // `--verify -q HEAD` fails quietly (after the top) in a repository without commits.
     let (top, _, has_head, _) = rev_parse(git, dir, &["--verify", "-q", "HEAD"])?;
@@ -427,7 +429,7 @@ fn push(
     remote: Option<&str>,
     refspecs: &[String],
     action: &Action,
-    files: &mut BTreeSet<String>,
+    files: &mut Vec<String>,
 ) -> std::result::Result<(PathBuf, String), String> {
     let mut named = Vec::new();
     for spec in refspecs {

@@ -74,6 +74,85 @@ pub struct Pattern {
     /// Bytes every match contains (lower-cased under case-insensitive matching).
     literal: Vec<u8>,
     case_insensitive: bool,
+    /// A direct test for the common shapes (`name`, `*.ext`, `dir/*.md`, `name*`), with the
+    /// NFA's meaning; `None` for everything else.
+    fast: Option<Fast>,
+}
+
+/// The common pattern shapes, tested without the NFA. Each holds the literal parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fast {
+    /// `lit`, anchored: the whole path.
+    Exact(Vec<u8>),
+    /// `**/lit`: the path, or its last components.
+    Tail(Vec<u8>),
+    /// `**/*lit` (lit without `/`): the path ends with it.
+    Suffix(Vec<u8>),
+    /// `**/lit*` (lit without `/`): the last component starts with it.
+    BasenamePrefix(Vec<u8>),
+    /// `pre*suf`, anchored, `*` spanning no `/`.
+    PrefixSuffix(Vec<u8>, Vec<u8>),
+}
+
+fn eq(a: &[u8], b: &[u8], ci: bool) -> bool {
+    if ci { a.eq_ignore_ascii_case(b) } else { a == b }
+}
+
+impl Fast {
+    /// Recognise a shape from the tokens, or None.
+    fn of(tokens: &[Token]) -> Option<Fast> {
+        let lit = |ts: &[Token]| -> Option<Vec<u8>> {
+            let mut out = String::new();
+            for t in ts {
+                match t {
+                    Token::Literal(c) => out.push(*c),
+                    _ => return None,
+                }
+            }
+            Some(out.into_bytes())
+        };
+        let star = tokens.iter().position(|t| *t == Token::ZeroOrMore);
+        match tokens.first() {
+            Some(Token::RecursivePrefix) => {
+                let rest = &tokens[1..];
+                if let Some(l) = lit(rest) {
+                    return (!l.is_empty()).then_some(Fast::Tail(l));
+                }
+                match rest {
+                    [Token::ZeroOrMore, tail @ ..] => lit(tail).filter(|l| !l.is_empty() && !l.contains(&b'/')).map(Fast::Suffix),
+                    [head @ .., Token::ZeroOrMore] => lit(head).filter(|l| !l.is_empty() && !l.contains(&b'/')).map(Fast::BasenamePrefix),
+                    _ => None,
+                }
+            }
+            _ => match star {
+                None => lit(tokens).map(Fast::Exact),
+                Some(i) => Some(Fast::PrefixSuffix(lit(&tokens[..i])?, lit(&tokens[i + 1..])?)),
+            },
+        }
+    }
+
+    fn is_match(&self, path: &[u8], ci: bool) -> bool {
+        match self {
+            Fast::Exact(l) => eq(path, l, ci),
+            // `(?:/?|.*/)lit`: the path is lit, `/lit`, or ends with `/lit`.
+            Fast::Tail(l) => {
+                path.len() >= l.len()
+                    && eq(&path[path.len() - l.len()..], l, ci)
+                    && (path.len() == l.len() || path[path.len() - l.len() - 1] == b'/')
+            }
+            Fast::Suffix(l) => path.len() >= l.len() && eq(&path[path.len() - l.len()..], l, ci),
+            Fast::BasenamePrefix(l) => {
+                let base = path.iter().rposition(|b| *b == b'/').map_or(path, |i| &path[i + 1..]);
+                base.len() >= l.len() && eq(&base[..l.len()], l, ci)
+            }
+            Fast::PrefixSuffix(p, s) => {
+                path.len() >= p.len() + s.len()
+                    && eq(&path[..p.len()], p, ci)
+                    && eq(&path[path.len() - s.len()..], s, ci)
+                    && !path[p.len()..path.len() - s.len()].contains(&b'/')
+            }
+        }
+    }
 }
 
 impl Pattern {
@@ -132,6 +211,11 @@ impl Pattern {
         if case_insensitive {
             literal.make_ascii_lowercase();
         }
+        let fast = if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
+            None
+        } else {
+            Fast::of(&tokens)
+        };
         Ok(Some(Pattern {
             original,
             from: from.to_string(),
@@ -140,23 +224,33 @@ impl Pattern {
             start,
             literal,
             case_insensitive,
+            fast,
         }))
     }
 
-    /// Whether the whole of `path` matches (the anchored regex of globset).
+    /// Whether the whole of `path` matches (the anchored regex of globset): a Thompson NFA
+    /// simulation, linear in the path whatever the pattern.
     fn is_match(&self, path: &[u8]) -> bool {
+        if let Some(f) = &self.fast {
+            return f.is_match(path, self.case_insensitive);
+        }
+        self.nfa_match(path)
+    }
+
+    fn nfa_match(&self, path: &[u8]) -> bool {
         let n = self.prog.len();
-        let mut cur = Vec::with_capacity(8);
-        let mut next = Vec::with_capacity(8);
+        let mut cur = Vec::with_capacity(n);
+        let mut next = Vec::with_capacity(n);
         let mut seen = vec![usize::MAX; n];
-        add(&self.prog, self.start, 0, &mut seen, &mut cur);
+        let mut stack = Vec::with_capacity(n);
+        add(&self.prog, self.start, 0, &mut seen, &mut cur, &mut stack);
         for (i, &b) in path.iter().enumerate() {
             next.clear();
             for &s in &cur {
                 if let Inst::Byte(set, to) = &self.prog[s]
                     && set.has(b)
                 {
-                    add(&self.prog, *to, i + 1, &mut seen, &mut next);
+                    add(&self.prog, *to, i + 1, &mut seen, &mut next, &mut stack);
                 }
             }
             std::mem::swap(&mut cur, &mut next);
@@ -169,8 +263,9 @@ impl Pattern {
 }
 
 /// Add state `s` and what it reaches without consuming a byte, once per step `step`.
-fn add(prog: &[Inst], s: usize, step: usize, seen: &mut [usize], out: &mut Vec<usize>) {
-    let mut stack = vec![s];
+fn add(prog: &[Inst], s: usize, step: usize, seen: &mut [usize], out: &mut Vec<usize>, stack: &mut Vec<usize>) {
+    stack.clear();
+    stack.push(s);
     while let Some(s) = stack.pop() {
         if seen[s] == step {
             continue;
@@ -527,7 +622,11 @@ impl Set {
         } else {
             Some(
                 AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .kind(Some(if literals.len() <= 256 {
+                        AhoCorasickKind::DFA
+                    } else {
+                        AhoCorasickKind::ContiguousNFA
+                    }))
                     .match_kind(MatchKind::Standard)
                     .ascii_case_insensitive(ci)
                     .build(&literals)
@@ -559,40 +658,83 @@ impl Set {
         self.patterns.is_empty()
     }
 
-    /// The last pattern (in the order added) that matches `candidate`, a path of a file
-    /// (`is_dir` false) or of a directory.
-    fn matched(&self, candidate: &str, is_dir: bool) -> Option<&Pattern> {
-        let mut hits: Vec<usize> = self.always.clone();
+    /// The index of the last pattern (in the order added) that matches `candidate`, a path of
+    /// a file (`is_dir` false) or of a directory.
+    fn matched(&self, candidate: &str, is_dir: bool) -> Option<usize> {
+        let fits = |i: usize| {
+            let p = &self.patterns[i];
+            (!p.dir_only || is_dir) && p.is_match(candidate.as_bytes())
+        };
+        let mut best = self.always.iter().copied().filter(|&i| fits(i)).max();
         if let Some(ac) = &self.prefilter {
-            hits.extend(ac.find_overlapping_iter(candidate).map(|m| self.by_literal[m.pattern().as_usize()]));
+            for m in ac.find_overlapping_iter(candidate) {
+                let i = self.by_literal[m.pattern().as_usize()];
+                if best.is_none_or(|b| i > b) && fits(i) {
+                    best = Some(i);
+                }
+            }
         }
-        hits.sort_unstable();
-        hits.dedup();
-        hits.iter()
-            .rev()
-            .map(|&i| &self.patterns[i])
-            .find(|p| (!p.dir_only || is_dir) && p.is_match(candidate.as_bytes()))
+        best
     }
 
     /// gitignore's `matched_path_or_any_parents` for a normalised relative file path: the
     /// file itself, then each directory above it, nearest first.
     pub fn matched_path_or_any_parents(&self, path: &str) -> Option<&Pattern> {
-        if self.patterns.is_empty() {
+        self.checker().matched_path_or_any_parents(path)
+    }
+
+    /// A checker for many paths: it remembers what each directory matched, so the files of
+    /// one directory pay for their parents once.
+    pub fn checker(&self) -> Checker<'_> {
+        Checker {
+            set: self,
+            dirs: std::collections::HashMap::new(),
+        }
+    }
+}
+
+/// Checks paths against a [`Set`], remembering directory results.
+pub struct Checker<'a> {
+    set: &'a Set,
+    dirs: std::collections::HashMap<String, Option<usize>>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn matched_path_or_any_parents(&mut self, path: &str) -> Option<&'a Pattern> {
+        let set = self.set;
+        if set.patterns.is_empty() {
             return None;
         }
-        if let Some(p) = self.matched(path, false) {
-            return Some(p);
+        if let Some(i) = set.matched(path, false) {
+            return Some(&set.patterns[i]);
         }
         let mut end = path.len();
-        while let Some(slash) = path[..end].rfind('/') {
-            end = slash;
-            if let Some(p) = self.matched(&path[..end], true) {
-                return Some(p);
+        // The top is last: `Path::parent` of a one-component path is the empty path, which the
+        // ignore crate also tries (so `/` alone matches everything).
+        loop {
+            let dir = match path.as_bytes()[..end].iter().rposition(|b| *b == b'/') {
+                Some(slash) => {
+                    end = slash;
+                    &path[..end]
+                }
+                None if end > 0 => {
+                    end = 0;
+                    ""
+                }
+                None => return None,
+            };
+            let hit = match self.dirs.get(dir) {
+                Some(hit) => *hit,
+                None => {
+                    let hit = set.matched(dir, true);
+                    self.dirs.insert(dir.to_string(), hit);
+                    hit
+                }
+            };
+            if let Some(i) = hit {
+                return Some(&set.patterns[i]);
             }
         }
-        // The top: `Path::parent` of a one-component path is the empty path, which the
-        // ignore crate also tries (so `/` alone matches everything).
-        self.matched("", true)
     }
 }
 
@@ -680,10 +822,47 @@ mod tests {
     }
 
     #[test]
+    fn the_fast_shapes_agree_with_the_nfa() {
+        let paths = [
+            "ie.yaml",
+            "a/ie.yaml",
+            "aie.yaml",
+            "IE.YAML",
+            "checks/x.md",
+            "checks/a/x.md",
+            "x.md",
+            "Dockerfile.prod",
+            "a/Dockerfile",
+            "a/b",
+            "",
+            "checks/.md",
+        ];
+        for pat in [
+            "ie.yaml",
+            "*.yaml",
+            "checks/*.md",
+            "/checks/*.md",
+            "Dockerfile*",
+            "a/b",
+            "/ie.yaml",
+            "*.md",
+            "checks*",
+        ] {
+            for ci in [false, true] {
+                let p = Pattern::new(pat, "f", ci).unwrap().unwrap();
+                assert!(p.fast.is_some(), "{pat} has no fast shape");
+                for path in paths {
+                    assert_eq!(p.is_match(path.as_bytes()), p.nfa_match(path.as_bytes()), "{pat} {path} ci {ci}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn pathological_patterns_match_in_linear_time() {
         let star = "*a".repeat(30);
         let p = Pattern::new(&format!("{star}b"), "f", false).unwrap().unwrap();
         let path = "a".repeat(4000);
-        assert!(!p.is_match(path.as_bytes()));
+        assert!(!p.nfa_match(path.as_bytes()));
     }
 }

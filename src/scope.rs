@@ -139,7 +139,13 @@ impl Rules {
     /// The violations of `files` changed by a call of skill `skill`, in file order; for each
     /// file the deny match comes first.
     pub fn check(&self, skill: &str, files: &[String]) -> Vec<Violation> {
-        let lists: Vec<&AllowList> = self.allow.iter().filter(|a| a.skill == skill).collect();
+        let mut lists: Vec<(&AllowList, crate::glob::Checker)> = self
+            .allow
+            .iter()
+            .filter(|a| a.skill == skill)
+            .map(|a| (a, a.matcher.checker()))
+            .collect();
+        let mut deny = self.deny.checker();
         let mut out = Vec::new();
         for raw in files {
             let path = match normalize(raw) {
@@ -152,7 +158,7 @@ impl Rules {
                     continue;
                 }
             };
-            if let Some(g) = self.deny.matched_path_or_any_parents(&path) {
+            if let Some(g) = deny.matched_path_or_any_parents(&path) {
                 out.push(Violation {
                     path: path.clone(),
                     why: Why::Denied {
@@ -162,8 +168,8 @@ impl Rules {
                 });
                 continue;
             }
-            for list in &lists {
-                if list.matcher.matched_path_or_any_parents(&path).is_none() {
+            for (list, checker) in &mut lists {
+                if checker.matched_path_or_any_parents(&path).is_none() {
                     out.push(Violation {
                         path: path.clone(),
                         why: Why::NotAllowed {

@@ -160,9 +160,12 @@ pub fn discover(dir: &Path, location: &Location) -> (Vec<Candidate>, Vec<Problem
         }
     };
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let mut names: Vec<std::ffi::OsString> = entries.filter_map(|e| e.ok().map(|e| e.file_name())).collect();
-    names.sort();
-    for file_name in names {
+    // The entry's type comes with the listing: no stat for the common case of plain files.
+    let mut names: Vec<(std::ffi::OsString, Option<std::fs::FileType>)> = entries
+        .filter_map(|e| e.ok().map(|e| (e.file_name(), e.file_type().ok())))
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    for (file_name, kind) in names {
         let Some(n) = file_name.to_str() else {
             problems.push(Problem {
                 path: dir.join(&file_name).display().to_string(),
@@ -174,19 +177,25 @@ pub fn discover(dir: &Path, location: &Location) -> (Vec<Candidate>, Vec<Problem
             continue;
         }
         let path = dir.join(n);
+        let plain_file = kind.is_some_and(|k| k.is_file());
+        let plain_dir = kind.is_some_and(|k| k.is_dir());
         if let Some(stem) = n.strip_suffix(".md") {
             if n.eq_ignore_ascii_case("README.md") {
                 continue;
             }
-            if let Some(c) = vet(&root, &path, stem, Layout::ClaudeOps, location, &mut problems) {
+            if plain_file {
+                out.push(candidate(stem, path, Layout::ClaudeOps, location));
+            } else if let Some(c) = vet(&root, &path, stem, Layout::ClaudeOps, location, &mut problems) {
                 out.push(c);
             }
-        } else if path.join("SKILL.md").exists() || is_dir_entry(&path) {
+        } else if plain_dir || kind.is_some_and(|k| k.is_symlink()) {
             let skill_md = path.join("SKILL.md");
-            if std::fs::symlink_metadata(&skill_md).is_err() {
+            let Ok(meta) = std::fs::symlink_metadata(&skill_md) else {
                 continue; // a directory that is not a skill (references/, assets/ …)
-            }
-            if let Some(c) = vet(&root, &skill_md, n, Layout::AgentSkill, location, &mut problems) {
+            };
+            if plain_dir && meta.is_file() {
+                out.push(candidate(n, skill_md, Layout::AgentSkill, location));
+            } else if let Some(c) = vet(&root, &skill_md, n, Layout::AgentSkill, location, &mut problems) {
                 out.push(c);
             }
         }
@@ -194,8 +203,15 @@ pub fn discover(dir: &Path, location: &Location) -> (Vec<Candidate>, Vec<Problem
     (out, problems)
 }
 
-fn is_dir_entry(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_dir())
+/// A file found with no symlink between the directory and it: inside by construction.
+fn candidate(name: &str, path: PathBuf, layout: Layout, location: &Location) -> Candidate {
+    Candidate {
+        name: name.to_string(),
+        shown: path.display().to_string(),
+        layout,
+        location: location.clone(),
+        source: Source::File(path),
+    }
 }
 
 /// The files of skill `name` in `dir` (either layout), vetted like discovery does.
@@ -303,10 +319,11 @@ pub fn load(c: &Candidate, need: Need) -> Result<Skill, Problem> {
             message,
         })?,
     };
-    let parsed = if need == Need::Patterns && !contains_ascii_ci(&text, "scope rules") {
-        Parsed::default()
-    } else {
-        parse::parse(&text, c.layout == Layout::AgentSkill)
+    let agent_skill = c.layout == Layout::AgentSkill;
+    let parsed = match need {
+        Need::Patterns if !contains_ascii_ci(&text, "scope rules") => Parsed::default(),
+        Need::Patterns => parse::parse_patterns(&text, agent_skill),
+        Need::All => parse::parse(&text, agent_skill),
     };
     Ok(Skill {
         name: c.name.clone(),

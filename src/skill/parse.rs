@@ -127,6 +127,16 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Parse one skill file. `agent_skill` is the `name/SKILL.md` layout (frontmatter required).
 pub fn parse(text: &str, agent_skill: bool) -> Parsed {
+    parse_as(text, agent_skill, true)
+}
+
+/// Only the path patterns (and the findings about them): what a scope check needs from every
+/// skill file. Frontmatter, the Tier Requirement and the section lint are left out.
+pub fn parse_patterns(text: &str, agent_skill: bool) -> Parsed {
+    parse_as(text, agent_skill, false)
+}
+
+fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
     let mut out = Parsed {
         body: 0..text.len(),
         ..Parsed::default()
@@ -145,11 +155,11 @@ pub fn parse(text: &str, agent_skill: bool) -> Parsed {
     let mut saw_allow_block = false;
     let mut allow = Vec::new();
 
+    // Which section the events are in, worked out once per section heading.
+    let mut in_scope = false;
+    let mut in_tier = false;
     let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     for (event, range) in Parser::new_ext(text, opts).into_offset_iter() {
-        let section = current.as_ref().map(|c| c.0.as_str()).unwrap_or("");
-        let in_scope = same_name(section, "Scope Rules");
-        let in_tier = same_name(section, "Tier Requirement");
         match event {
             Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) => {
                 in_meta = true;
@@ -180,6 +190,8 @@ pub fn parse(text: &str, agent_skill: bool) -> Parsed {
                                 range: s..start,
                             });
                         }
+                        in_scope = same_name(&name, "Scope Rules");
+                        in_tier = same_name(&name, "Tier Requirement");
                         current = Some((name, line_of(text, start), range.end));
                     }
                     _ => {}
@@ -264,9 +276,11 @@ pub fn parse(text: &str, agent_skill: bool) -> Parsed {
         out.deny.retain(|p| p.origin == Origin::Block);
     }
 
-    frontmatter(&meta, agent_skill, &mut out);
-    tier(&out.section("Tier Requirement").cloned(), &tier_text, &mut out);
-    lint_sections(agent_skill, &mut out);
+    if full {
+        frontmatter(&meta, agent_skill, &mut out);
+        tier(&out.section("Tier Requirement").cloned(), &tier_text, &mut out);
+        lint_sections(agent_skill, &mut out);
+    }
     out
 }
 
