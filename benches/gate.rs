@@ -1,8 +1,8 @@
 //! `make bench`: what the gate costs per call, measured in one run against a bare exec hop (a C
 //! program that only execs its target) and the direct call, as ratios of medians of
 //! interleaved runs. Scenarios: a call with no skill check, a PR scope check of 10 and 10,000
-//! changed files, and the same check with 10 and 1,000 skill files present; plus the peak
-//! memory of each. Writes docs/PERFORMANCE.md. No thresholds: the numbers are for people, and
+//! changed files, and the same check with 10 and 1,000 skill files present (200 patterns, and
+//! a heavier set with rules in every file); plus the peak memory of each. Writes docs/PERFORMANCE.md. No thresholds: the numbers are for people, and
 //! machines are noisy.
 //!
 //! Under `cargo bench` (which passes `--bench`) it runs the full measurement and writes the
@@ -158,13 +158,14 @@ fn repo(root: &Path, name: &str, files: usize) -> PathBuf {
 }
 
 /// A baseline skills directory: the shipped git-pr skill plus `n - 1` more skill files, every
-/// second one with Scope Rules of two patterns, so 1,000 skills carry 1,000 patterns.
-fn skills_dir(root: &Path, name: &str, manifest: &Path, n: usize) -> PathBuf {
+/// `every`-th of them with Scope Rules of two patterns (1,000 skills at every 10th: 200
+/// patterns, the count of DESIGN §9's large-diff budget).
+fn skills_dir(root: &Path, name: &str, manifest: &Path, n: usize, every: usize) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(manifest.join("skills/git-pr.md"), dir.join("git-pr.md")).unwrap();
     for i in 1..n {
-        let rules = if i % 2 == 0 {
+        let rules = if i % every == 0 {
             format!("## Scope Rules\n\n```deny\nsvc{i}/*.yaml\n**/secret{i}/**\n```\n")
         } else {
             String::new()
@@ -229,8 +230,10 @@ fn main() {
     // --- per call: a PR scope check --------------------------------------------------------
     let small = repo(t, "repo-10", 10);
     let large = repo(t, &format!("repo-{big}"), big);
-    let skills10 = skills_dir(t, "skills-10", &root, 10);
-    let skills1000 = skills_dir(t, "skills-1000", &root, if full { 1000 } else { 100 });
+    let many = if full { 1000 } else { 100 };
+    let skills10 = skills_dir(t, "skills-10", &root, 10, 10);
+    let skills1000 = skills_dir(t, "skills-1000", &root, many, 10);
+    let heavy = skills_dir(t, "skills-heavy", &root, many, 1);
     let scope_tier = |name: &str, skills: &Path| {
         tier_dir(
             t,
@@ -246,6 +249,7 @@ fn main() {
     };
     let with10 = scope_tier("scope-10-skills", &skills10);
     let with1000 = scope_tier("scope-1000-skills", &skills1000);
+    let with_heavy = scope_tier("scope-heavy-skills", &heavy);
     let pr = |tier: &Path, dir: &Path| {
         let mut c = Command::new(tier.join("gh"));
         c.args(["pr", "create", "-t", "x", "-b", "y"])
@@ -268,8 +272,15 @@ fn main() {
         Variant::new("gate: gh pr create, 10 files, 10 skills", pr(&with10, &small)),
         Variant::new(format!("gate: gh pr create, {big} files, 10 skills"), pr(&with10, &large)),
         Variant::new(
-            format!("gate: gh pr create, 10 files, {} skills", if full { 1000 } else { 100 }),
+            format!("gate: gh pr create, 10 files, {many} skills ({} patterns)", many / 10 * 2),
             pr(&with1000, &small),
+        ),
+        Variant::new(
+            format!(
+                "gate: gh pr create, 10 files, {many} skills, all with rules ({} patterns)",
+                many * 2
+            ),
+            pr(&with_heavy, &small),
         ),
     ];
     measure(&mut scope, scope_rounds);
@@ -301,7 +312,10 @@ fn main() {
     let beyond_git_small = med(&scope, 3) - med(&scope, 1) - scope_hop;
     let beyond_git_large = med(&scope, 4) - med(&scope, 2) - scope_hop;
     let skills_ratio = med(&scope, 5) / med(&scope, 3);
-    let peak = per_call.iter().chain(scope.iter()).skip(2).map(|v| v.max_rss).max().unwrap_or(0) as f64 / 1024.0;
+    let heavy_ratio = med(&scope, 6) / med(&scope, 3);
+    // The gate alone: the per-call variants (the scope variants' peak includes their git).
+    let peak = per_call.iter().skip(2).map(|v| v.max_rss).max().unwrap_or(0) as f64 / 1024.0;
+    let scope_peak = scope.iter().skip(3).map(|v| v.max_rss).max().unwrap_or(0) as f64 / 1024.0;
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let verdict = |ok: bool| if ok { "within budget" } else { "over budget" };
     let doc = format!(
@@ -317,18 +331,39 @@ fn main() {
          ## A pull-request scope check\n\n\
          `gh pr create` at tier 3 in a real repository: the gate runs the real git to list the changed files \
          (`git diff --name-only origin/main...HEAD`), reads the skills, and checks each file against every pattern \
-         (the shipped git-pr skill's 18 deny and 6 allow patterns, plus 2 per second extra skill).\n\n{}\n\
+         (the shipped git-pr skill's 18 deny and 6 allow patterns, plus those of the extra skills: every tenth \
+         carries two, or, in the last row, every one).\n\n{}\n\
          - Scope check beyond git's own time and an exec hop: **{beyond_git_small:.0} µs** for 10 files, \
          **{beyond_git_large:.0} µs** for {big} files (DESIGN §9 budget for 10,000 files: under 10 ms; {}).\n\
-         - {} skill files cost **{skills_ratio:.2}×** what 10 cost for the same check (budget: at most 2×; {}).\n\n\
+         - {many} skill files cost **{skills_ratio:.2}×** what 10 cost for the same check (budget: at most 2×; {}); \
+         with Scope Rules in every one of them, **{heavy_ratio:.2}×**.\n\n\
          ## Memory\n\n\
-         - Peak resident memory of any gate run above: **{peak:.1} MiB** (budget: under 8 MiB; {}).\n\
-         - The gate binary is linked statically (static-pie); see `.cargo/config.toml`.\n",
+         - Peak resident memory of the gate: **{peak:.1} MiB** (budget: under 8 MiB; {}). The scope rows' peak \
+         ({scope_peak:.1} MiB) is that of the gate or the git it runs, whichever is larger: for {big} files it is \
+         git's own diff.\n\n\
+         ## Where the time goes\n\n\
+         - The gate is one static binary, linked as a position-independent executable (static-pie; \
+         `.cargo/config.toml`), so the kernel places it at a random address and it relocates itself at \
+         start: about 21,700 relocations that write every page of its 400 KB `.data.rel.ro`. That \
+         copy-on-write, about 100 page faults on a binary of this size, is most of what the gate costs \
+         beyond an exec hop; an A/B run of the same code linked as a non-PIE static executable took about \
+         half the overhead. The gate runs setgid in a hardened install, so it keeps the address-space \
+         randomisation and pays for it; relocation packing (`-z pack-relative-relocs`) was tried and saves \
+         little, because the writes, not the table, are the cost.\n\
+         - What the gate does itself is about a million instructions for a call with no skill check \
+         (callgrind): half of it reading the tool's embedded policy (JSON, built from `policy/` at build time), \
+         then `tiershim.yaml`, the grammar and the decision. Redaction uses hand-written scanners and path \
+         patterns a small NFA: compiling regular expressions for them had cost ten and, with 1,000 skills, \
+         thirty times that.\n\
+         - A scope check adds git: two to four runs (`rev-parse`, `for-each-ref`, the diff or log), each a \
+         fork and exec of git. Reading many skill files is one open and read per file and a markdown parse \
+         of those that have Scope Rules; what would make it cheaper still is fewer skill files with rules, \
+         or a build step that compiles the baseline's rules once (not done: a cache the agent could write \
+         would be a way around the rules).\n",
         table(&per_call, hop, "bare exec hop", Some(direct)),
         verdict(overhead <= 25.0),
         table(&scope, scope_hop, "bare exec hop", None),
         verdict(beyond_git_large < 10_000.0),
-        if full { 1000 } else { 100 },
         verdict(skills_ratio <= 2.0),
         verdict(peak < 8.0),
     );
