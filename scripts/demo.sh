@@ -5,7 +5,7 @@
 # and tier 2 can and cannot do, ending with `tiershim audit` of what happened. Every exit code
 # shown is the real one.
 #
-# git is the real one. gh, tea, docker and psql are stand-ins that print what they received
+# git is the real one. gh, tea, docker, psql and ssh are stand-ins that print what they received
 # (no GitHub, Gitea, Docker daemon or database is needed, and nothing leaves this machine).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ tiershim=$prefix/bin/tiershim
 
 rm -rf "$demo"
 mkdir -p "$demo/stand-ins" "$demo/remote" "$demo/repos"
-for t in gh tea docker psql; do
+for t in gh tea docker psql ssh; do
     printf '#!/bin/sh\necho "(%s stand-in) would run: %s $*"\n' "$t" "$t" > "$demo/stand-ins/$t"
     chmod 0755 "$demo/stand-ins/$t"
 done
@@ -107,6 +107,12 @@ agent 2 "CLAUDEOPS_DRY_RUN=1 gh pr create -t 'Disk check at 90%' -b 'Adds checks
 say "Tier 2 remediates: push the feature branch (real git, to the git daemon) and open the PR"
 agent 2 'git push origin fix-disk-check'
 agent 2 "gh pr create -t 'Disk check at 90%' -b 'Adds checks/disk.md'"
+
+say "ssh: the remote command is judged by the same rules, part by part"
+agent 1 "ssh ops@ie01 'docker ps --format {{.Names}}'"
+agent 1 "ssh ops@ie01 'docker restart jellyfin'"
+agent 2 "ssh ops@ie01 'docker restart jellyfin; rm -rf /'"
+agent 2 "ssh ops@ie01 'docker restart \$(docker ps -q)'"
 
 say "A PR that touches what the git-pr skill protects is a scope violation"
 agent 2 "gh pr create -H bump-base -B main -t 'Bump base image' -b 'Debian 13'"

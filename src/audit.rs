@@ -53,6 +53,9 @@ pub struct AuditRecord {
     pub verdict: String,
     pub required_tier: Required,
     pub rule: String,
+    /// The line the gate printed for this decision (`Using:`, `REFUSED: …`, `SCOPE VIOLATION:
+    /// …`), or the error that stopped the call.
+    pub message: String,
     pub reasons: Vec<String>,
     /// The real binary that will be executed (allowed calls only).
     pub real: Option<String>,

@@ -304,6 +304,16 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         Fallback::Silent
     };
     let shown_args = shown_args(&args, &inv);
+    let line = match &failure {
+        Some(e @ Error::RealMissing { .. }) => format!(
+            "[skill:{}] ERROR: No suitable tool found for {} ({})",
+            escape(&skill),
+            tool.capability(),
+            escape(&e.to_string())
+        ),
+        Some(e) => escape(&e.to_string()).into_owned(),
+        None => decision::render(&d, &skill, &shown_args),
+    };
     if let Some(log) = &cfg.audit_log {
         let mut reasons = d.reasons.clone();
         if let Some(e) = &failure {
@@ -334,6 +344,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             },
             required_tier: d.required_tier,
             rule: d.rule.clone(),
+            message: line.clone(),
             reasons,
             real: real.as_deref().map(audit::path_string),
             scope: d.scope.as_ref().map(audit::AuditScope::from),
@@ -368,18 +379,13 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     if let Some(e) = failure {
         return match e {
             Error::RealMissing { .. } => {
-                eprintln!(
-                    "[skill:{}] ERROR: No suitable tool found for {} ({})",
-                    escape(&skill),
-                    tool.capability(),
-                    escape(&e.to_string())
-                );
+                eprintln!("{line}");
                 Ok(Exit::NotFound)
             }
             other => Err(other),
         };
     }
-    eprintln!("{}", decision::render(&d, &skill, &shown_args));
+    eprintln!("{line}");
     if d.verdict == Verdict::DryRun
         && let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown)
     {

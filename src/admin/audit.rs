@@ -159,7 +159,11 @@ fn entry(v: &Value, detail: String) -> Entry {
     Entry {
         time: str_of(v, "time").to_string(),
         tool: str_of(v, "tool").to_string(),
-        call: format!("{} {}", str_of(v, "tool"), call.join(" ")),
+        call: std::iter::once(str_of(v, "tool"))
+            .chain(call)
+            .map(|w| shell_words::quote(w).into_owned())
+            .collect::<Vec<_>>()
+            .join(" "),
         rule: str_of(v, "rule").to_string(),
         detail,
     }
@@ -196,12 +200,17 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         *r.by_tier
             .entry(effective.map(|t| t.to_string()).unwrap_or_else(|| "?".into()))
             .or_default() += 1;
-        let first_reason = v["reasons"]
-            .as_array()
-            .and_then(|a| a.first())
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        // What the gate said (without its `[skill:…]` tag); a log from before `message` has only
+        // the reasons, whose first is the first action's.
+        let first_reason = match v.get("message").and_then(Value::as_str) {
+            Some(m) => m.split_once("] ").map_or(m, |(_, rest)| rest).to_string(),
+            None => v["reasons"]
+                .as_array()
+                .and_then(|a| a.first())
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        };
         match verdict.as_str() {
             "refuse" | "error" => r.refusals.push(entry(&v, first_reason.clone())),
             "dry-run" => r.dry_runs.push(entry(&v, String::new())),

@@ -224,6 +224,11 @@ fn the_audit_report_shows_refusals_dry_runs_resets_and_odd_lines() {
         .map(|e| e["rule"].as_str().unwrap())
         .collect();
     assert_eq!(rules, vec!["docker.restart", "gh.pr.merge", "gh.pr.merge"]);
+    // The detail is the line the gate printed, without its skill tag.
+    assert_eq!(
+        r["refusals"][0]["detail"],
+        "REFUSED: restarting, starting or stopping a container requires tier 2 (this agent is tier 1) — escalate to a tier 2 agent or an operator"
+    );
     assert_eq!(r["dry_runs"][0]["call"], "docker restart api");
     assert_eq!(r["env_resets"], serde_json::json!({"DOCKER_BUILDKIT (removed)": 1}));
     assert_eq!(r["tier_lowered"].as_array().unwrap().len(), 1);
