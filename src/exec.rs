@@ -2,6 +2,7 @@
 //! environment (hardened variables reset to the pinned value or removed), and the exec itself.
 //! Nothing here decides whether to run: the gate calls [`exec`] only for an allowed decision.
 
+use std::collections::BTreeMap;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -77,13 +78,23 @@ pub fn child_env(
     cfg: &InstallConfig,
     tier: u8,
 ) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
+    // What is set, by precedence: the policy's forced values, then the operator's pins, then
+    // the policy's values for this tier.
+    let mut forced: BTreeMap<&str, (&str, &'static str)> = BTreeMap::new();
+    for (k, v) in &policy.set {
+        forced.insert(k, (v, "set"));
+    }
+    for (k, v) in &cfg.env {
+        forced.insert(k, (v, "pinned"));
+    }
+    for (k, v) in policy.set_by_tier.get(&tier).into_iter().flatten() {
+        forced.insert(k, (v, "set"));
+    }
     let mut resets = Vec::new();
-    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len());
-    let empty = std::collections::BTreeMap::new();
-    let at_tier = policy.set_by_tier.get(&tier).unwrap_or(&empty);
+    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len() + forced.len());
     for (k, v) in caller {
         let name = k.to_string_lossy();
-        if cfg.env.contains_key(name.as_ref()) || policy.set.contains_key(name.as_ref()) || at_tier.contains_key(name.as_ref()) {
+        if forced.contains_key(name.as_ref()) {
             continue; // replaced below
         }
         if policy.resets(&name) {
@@ -95,38 +106,12 @@ pub fn child_env(
         }
         env.push((k.clone(), v.clone()));
     }
-    for (k, v) in &policy.set {
-        if cfg.env.contains_key(k) || at_tier.contains_key(k) {
-            continue; // the operator's pinned value wins
-        }
-        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
-        if was.is_none_or(|cv| cv != v.as_str()) {
+    for (k, (v, action)) in forced {
+        let was = caller.iter().find(|(ck, _)| ck == k).map(|(_, cv)| cv);
+        if was.is_none_or(|cv| cv != v) {
             resets.push(EnvReset {
-                var: k.clone(),
-                action: "set",
-            });
-        }
-        env.push((k.into(), v.into()));
-    }
-    for (k, v) in &cfg.env {
-        if at_tier.contains_key(k) {
-            continue; // forced at this tier below
-        }
-        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
-        if was.is_none_or(|cv| cv != v.as_str()) {
-            resets.push(EnvReset {
-                var: k.clone(),
-                action: "pinned",
-            });
-        }
-        env.push((k.into(), v.into()));
-    }
-    for (k, v) in at_tier {
-        let was = caller.iter().find(|(ck, _)| ck == k.as_str()).map(|(_, cv)| cv);
-        if was.is_none_or(|cv| cv != v.as_str()) {
-            resets.push(EnvReset {
-                var: k.clone(),
-                action: "set",
+                var: k.to_string(),
+                action,
             });
         }
         env.push((k.into(), v.into()));
