@@ -7,7 +7,8 @@
 //! tiershim, and cannot be executed by the agent's user without the gate (also not as a copy on
 //! the system PATH); the passthrough tools are vetted; nothing the gate trusts is writable by the
 //! agent's user; the audit log can be appended to by the gate (and, hardened, by nothing else);
-//! the policy's examples pass; the skills validate.
+//! the cooldown state reads and is written by the gate only; the policy's examples pass; the
+//! skills validate. Before the tiers: the binary, and that rbash is installed.
 //!
 //! It reads metadata and files; it executes nothing.
 

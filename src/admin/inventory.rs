@@ -1,4 +1,4 @@
-//! `tiershim inventory [--config FILE] [--write [FILE]] [--json]`: the session tool inventory,
+//! `tiershim inventory --config FILE [--write [FILE]] [--json]`: the session tool inventory,
 //! built by the same policy, grammar and `decide()` the gate uses.
 
 use std::path::PathBuf;
