@@ -313,3 +313,41 @@ fn the_admin_cli_answers_to_its_own_name_only() {
     let out = Command::new(crate::harness::bin()).arg("frobnicate").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_real_tool_starts_with_sigpipe_at_its_default_so_a_closed_pipe_ends_it_quietly() {
+    let env = TestEnv::new(1, "");
+    // The stub writes the signals it inherited as ignored (the SigIgn mask of /proc/self/status).
+    let stub = format!(
+        "#!/bin/sh\nwhile read -r k v; do [ \"$k\" = SigIgn: ] && echo \"$v\" > {}; done < /proc/$$/status\nexit 0\n",
+        env.real.join("sigign").display()
+    );
+    crate::harness::write_exec(&env.real.join("docker"), &stub);
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let mask = u64::from_str_radix(std::fs::read_to_string(env.real.join("sigign")).unwrap().trim(), 16).unwrap();
+    assert_eq!(
+        mask & (1 << (libc::SIGPIPE - 1)),
+        0,
+        "SIGPIPE is ignored in the real tool (mask {mask:x})"
+    );
+}
+
+#[test]
+fn the_admin_cli_ends_quietly_when_its_reader_goes_away() {
+    let env = TestEnv::new(1, "");
+    for _ in 0..50 {
+        env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+    }
+    let mut child = Command::new(crate::harness::bin())
+        .arg("audit")
+        .arg(&env.audit)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
