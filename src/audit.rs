@@ -214,10 +214,15 @@ pub fn append(path: &Path, rec: &AuditRecord) -> Result<()> {
 
 const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";
 
+/// Whether journald's socket exists (containers usually have none).
+pub fn journald_present() -> bool {
+    Path::new(JOURNAL_SOCKET).exists()
+}
+
 /// Send the record to journald when its socket exists (containers usually have none; then the
 /// JSONL file is the record). Failures here are not fatal: the file is the authoritative trail.
 pub fn journald(rec: &AuditRecord) {
-    if !Path::new(JOURNAL_SOCKET).exists() {
+    if !journald_present() {
         return;
     }
     let Ok(layer) = tracing_journald::layer() else {

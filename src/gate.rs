@@ -314,7 +314,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         Some(e) => escape(&e.to_string()).into_owned(),
         None => decision::render(&d, &skill, &shown_args),
     };
-    if let Some(log) = &cfg.audit_log {
+    // One record per decision: to the audit log when the install names one, and to journald
+    // when its socket exists (DESIGN §8), whichever are there.
+    if cfg.audit_log.is_some() || audit::journald_present() {
         let mut reasons = d.reasons.clone();
         if let Some(e) = &failure {
             reasons.push(e.to_string());
@@ -366,7 +368,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                 _ => None,
             },
         };
-        if let Err(e) = audit::append(log, &rec) {
+        if let Some(log) = &cfg.audit_log
+            && let Err(e) = audit::append(log, &rec)
+        {
             // Not logged, not run, not counted.
             if let Some(mut r) = recorded.take() {
                 let _ = r.rollback();

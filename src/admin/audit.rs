@@ -213,7 +213,7 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         };
         match verdict.as_str() {
             "refuse" | "error" => r.refusals.push(entry(&v, first_reason.clone())),
-            "dry-run" => r.dry_runs.push(entry(&v, String::new())),
+            "dry-run" => r.dry_runs.push(entry(&v, first_reason.clone())),
             _ => {}
         }
         let rule = str_of(&v, "rule");
