@@ -224,7 +224,7 @@ fn show(ctx: &Context, a: &Args, path: &Path, budgets: &Budgets) -> Exit {
             println!(
                 "  {class}: at most {} {} per service in {}",
                 b.max,
-                class.plural(),
+                class.noun(b.max as usize),
                 window_text(b.window)
             );
         }

@@ -44,6 +44,15 @@ impl Class {
         }
     }
 
+    /// The noun for a count of `n`: `1 redeployment`, `2 restarts`.
+    pub fn noun(self, n: usize) -> &'static str {
+        match (self, n) {
+            (Class::Restart, 1) => "restart",
+            (Class::Redeploy, 1) => "redeployment",
+            _ => self.plural(),
+        }
+    }
+
     /// The key of this class's list in Claude Ops' state file.
     pub fn state_key(self) -> &'static str {
         match self {
