@@ -94,11 +94,28 @@ pub struct InstallConfig {
     pub cooldown_lock_wait: std::time::Duration,
 }
 
-/// Keys DESIGN §3.1 names for features this version does not have. Accepting them silently
-/// would let an operator believe a rule is enforced when it is not, so they are refused by name.
-const NOT_YET: &[(&str, &str)] = &[];
-
 impl InstallConfig {
+    /// What the admin commands judge with when no `--config` is given: ceiling 3, the embedded
+    /// policy, the shipped skills, and the real tools found on `path` (the admin's PATH).
+    pub fn admin_default(path: Option<&str>) -> InstallConfig {
+        InstallConfig {
+            path: PathBuf::from("(none)"),
+            tier: 3,
+            dry_run: false,
+            policy: None,
+            real: BTreeMap::new(),
+            real_dirs: path.map(|p| std::env::split_paths(p).collect()).unwrap_or_default(),
+            audit_log: None,
+            env: BTreeMap::new(),
+            skills: None,
+            inventory: None,
+            mcp_configs: Vec::new(),
+            hosts: None,
+            cooldown_state: None,
+            cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
+        }
+    }
+
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
     /// always does; `explain --config` does not, as it executes nothing).
     pub fn load(path: &Path, check_owner: bool) -> Result<InstallConfig> {
@@ -126,16 +143,8 @@ impl InstallConfig {
             path: path.to_path_buf(),
             msg,
         };
-        if let Ok(serde_yaml_ng::Value::Mapping(m)) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) {
-            for (key, feature) in NOT_YET {
-                if m.contains_key(*key) {
-                    return Err(invalid(format!(
-                        "key `{key}` configures {feature}, which this version of tiershim does not implement; remove the key"
-                    )));
-                }
-            }
-        }
-        let file: InstallFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(format!("{e}; see DESIGN §3.1 for the keys")))?;
+        let file: InstallFile = serde_yaml_ng::from_str(text)
+            .map_err(|e| invalid(format!("{e}; the keys are listed in the README's tiershim.yaml section")))?;
         let tier = match &file.tier {
             None => {
                 return Err(invalid("`tier:` is required (the ceiling, 1, 2 or 3)".into()));

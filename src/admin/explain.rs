@@ -66,22 +66,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
     let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
-    let cfg = cfg.unwrap_or_else(|| InstallConfig {
-        path: PathBuf::from("(none)"),
-        tier: 3,
-        dry_run: false,
-        policy: None,
-        real: Default::default(),
-        real_dirs: ctx.var("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default(),
-        audit_log: None,
-        env: Default::default(),
-        skills: None,
-        inventory: None,
-        mcp_configs: Vec::new(),
-        hosts: None,
-        cooldown_state: None,
-        cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
-    });
+    let cfg = cfg.unwrap_or_else(|| InstallConfig::admin_default(ctx.var("PATH").as_deref()));
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
     req.local = local;

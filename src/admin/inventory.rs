@@ -1,4 +1,4 @@
-//! `tiershim inventory --config FILE [--write [FILE]] [--json]`: the session tool inventory,
+//! `tiershim inventory [--config FILE] [--write [FILE]] [--json]`: the session tool inventory,
 //! built by the same policy, grammar and `decide()` the gate uses.
 
 use std::path::PathBuf;
@@ -12,9 +12,10 @@ use crate::sanitize::escape;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The tier's tiershim.yaml (ceiling, real tools, mcp_configs, inventory path).
+    /// The tier's tiershim.yaml (ceiling, real tools, mcp_configs, inventory path). Without it:
+    /// ceiling 3, no MCP configs, and the real tools found on this PATH.
     #[arg(long, value_name = "FILE")]
-    config: PathBuf,
+    config: Option<PathBuf>,
     /// Write the inventory as JSON: to FILE, or to the config's `inventory:` path. The session
     /// entrypoint runs this once; the gate reads the file and never rebuilds it.
     #[arg(long, value_name = "FILE", num_args = 0..=1)]
@@ -25,7 +26,11 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, a: Args) -> Exit {
-    let cfg = match InstallConfig::load(&a.config, false) {
+    let loaded = match &a.config {
+        Some(p) => InstallConfig::load(p, false),
+        None => Ok(InstallConfig::admin_default(ctx.var("PATH").as_deref())),
+    };
+    let cfg = match loaded {
         Ok(c) => c,
         Err(e) => {
             eprintln!("tiershim inventory: {}", escape(&e.to_string()));
