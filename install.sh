@@ -37,6 +37,12 @@ usage: install.sh --prefix DIR [options]
   --repos DIR        the directory holding the repositories; each
                      <repos>/<repo>/.claude-ops/skills/ adds that repository's skills
   --policy DIR       an override policy directory (default: the embedded policy)
+  --host NAME        a host ssh may reach (repeatable); without it, any host
+  --inventory FILE   the session inventory the entrypoint writes (tiershim inventory --write)
+                     and the gate reads for its MCP fallback lines
+  --mcp-config FILE  a Claude Code MCP config the inventory lists servers from (repeatable)
+  --cooldown-lock-wait SECONDS
+                     how long a gate waits for the cooldown state's lock (default 10)
   --env NAME=VALUE   pin a hardened variable in every tier's tiershim.yaml (repeatable)
   --tiers LIST       which tier directories to write (default 1,2,3)
   --dry-run-pin      pin dry-run on in every tier's tiershim.yaml
@@ -54,12 +60,13 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 nl='
 '
 prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
+hosts= inventory= mcp_configs= lock_wait=
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
@@ -78,6 +85,14 @@ while [ $# -gt 0 ]; do
         --skills) skills=$val ;;
         --repos) repos=$val ;;
         --cooldown-state) cooldown=$val ;;
+        --host)
+            case $val in ''|-*|*[!A-Za-z0-9._:-]*) bad_usage "--host $val: a host name or address (letters, digits and . _ : - only)" ;; esac
+            hosts="$hosts$nl$val" ;;
+        --inventory) inventory=$val ;;
+        --mcp-config) mcp_configs="$mcp_configs$nl$val" ;;
+        --cooldown-lock-wait)
+            case $val in ''|*[!0-9]*) bad_usage "--cooldown-lock-wait $val: a whole number of seconds" ;; esac
+            lock_wait=$val ;;
     esac
 done
 [ -n "$prefix" ] || bad_usage "--prefix is required"
@@ -94,6 +109,8 @@ case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, d
 [ -z "$skills" ] || skills=$(abs "$skills")
 [ -z "$repos" ] || repos=$(abs "$repos")
 [ -z "$cooldown" ] || cooldown=$(abs "$cooldown")
+[ -z "$inventory" ] || inventory=$(abs "$inventory")
+[ -z "$lock_wait" ] || [ -n "$cooldown" ] || bad_usage "--cooldown-lock-wait needs --cooldown-state (the file whose lock it waits for)"
 [ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
 [ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
 for n in $(echo "$tiers" | tr ',' ' '); do
@@ -376,6 +393,24 @@ EOF
         [ -z "$policy" ] || echo "policy: $(yq "$policy")"
         [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
         [ -z "$cooldown" ] || echo "cooldown_state: $(yq "$cooldown")"
+        [ -z "$lock_wait" ] || echo "cooldown_lock_wait: $lock_wait"
+        [ -z "$inventory" ] || echo "inventory: $(yq "$inventory")"
+        if [ -n "$mcp_configs" ]; then
+            echo "mcp_configs:"
+            IFS=$nl
+            for m in $mcp_configs; do
+                [ -n "$m" ] && echo "  - $(yq "$(abs "$m")")"
+            done
+            IFS=$old_ifs
+        fi
+        if [ -n "$hosts" ]; then
+            echo "hosts:"
+            IFS=$nl
+            for h in $hosts; do
+                [ -n "$h" ] && echo "  - $(yq "$h")"
+            done
+            IFS=$old_ifs
+        fi
         if [ -n "$skills" ] || [ -n "$repos" ]; then
             echo "skills:"
             [ -z "$skills" ] || echo "  baseline: $(yq "$skills")"

@@ -228,6 +228,15 @@ fn install_refuses_bad_arguments_before_changing_anything() {
             vec!["--prefix", &p, "--repos", "/nonexistent"],
             "--repos /nonexistent is not a directory",
         ),
+        (
+            vec!["--prefix", &p, "--host", "-oProxyCommand=x"],
+            "--host -oProxyCommand=x: a host name",
+        ),
+        (vec!["--prefix", &p, "--host", "a b"], "--host a b: a host name"),
+        (
+            vec!["--prefix", &p, "--cooldown-lock-wait", "ten"],
+            "--cooldown-lock-wait ten: a whole number",
+        ),
         (vec!["--prefix", &p, "--bogus"], "unknown argument --bogus"),
         (vec!["--tiers", "1"], "--prefix is required"),
         (vec!["--prefix"], "--prefix needs a value"),
@@ -319,4 +328,51 @@ fn skills_and_repos_name_the_baseline_and_the_repositories_instead_of_the_shippe
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn hosts_inventory_mcp_configs_and_the_lock_wait_are_written_and_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mcp = tmp.path().join("mcp.json");
+    std::fs::write(&mcp, r#"{"mcpServers": {"docker": {"command": "npx"}}}"#).unwrap();
+    let inventory = tmp.path().join("inventory.json");
+    let state = tmp.path().join("state/cooldown.json");
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    let inst = Installed::new(&[
+        "--cooldown-state",
+        state.to_str().unwrap(),
+        "--host",
+        "ie01",
+        "--host",
+        "10.0.0.7",
+        "--inventory",
+        inventory.to_str().unwrap(),
+        "--mcp-config",
+        mcp.to_str().unwrap(),
+        "--cooldown-lock-wait",
+        "5",
+        "--tiers",
+        "2",
+    ]);
+    let cfg = inst.tier_dir(2).join("tiershim.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    for want in [
+        "cooldown_lock_wait: 5\n".to_string(),
+        format!("inventory: '{}'\n", inventory.display()),
+        format!("mcp_configs:\n  - '{}'\n", mcp.display()),
+        "hosts:\n  - 'ie01'\n  - '10.0.0.7'\n".to_string(),
+    ] {
+        assert!(text.contains(&want), "{want:?} in {text}");
+    }
+    // The gate's own loader takes the file: the inventory it writes lists the MCP server.
+    let out = Command::new(inst.tiershim())
+        .args(["inventory", "--write", "--config"])
+        .arg(&cfg)
+        .env("CLAUDEOPS_TIER", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let inv: serde_json::Value = serde_json::from_slice(&std::fs::read(&inventory).unwrap()).unwrap();
+    let container = inv["domains"].as_array().unwrap().iter().find(|d| d["id"] == "container").unwrap();
+    assert_eq!(container["mcp"][0]["name"], "docker");
 }
