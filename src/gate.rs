@@ -86,25 +86,31 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
 }
 
 /// Parse the call, and when it names local files, find out where they are (and read the ones
-/// whose contents change what the call does, then parse again with them). Calls that name no
-/// file pay for nothing more than the parse.
+/// whose contents change what the call does, then parse again with them), and work out the
+/// compose project of a service argv does not name (`crate::compose`). Calls that name no file
+/// pay for nothing more than the parse.
 pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
     let inv = grammar::parse(tool, args);
-    if inv.files.is_empty() {
-        return (
-            inv,
-            crate::files::LocalFacts {
-                workdir: Some(cwd.to_path_buf()),
-                ..Default::default()
-            },
-        );
-    }
-    let (facts, contents) = crate::files::gather(&inv, cwd);
-    let inv = if contents.is_empty() {
-        inv
+    let (mut inv, facts) = if inv.files.is_empty() {
+        let facts = crate::files::LocalFacts {
+            workdir: Some(cwd.to_path_buf()),
+            ..Default::default()
+        };
+        (inv, facts)
     } else {
-        grammar::parse_with(tool, args, &contents)
+        let (facts, contents) = crate::files::gather(&inv, cwd);
+        if contents.is_empty() {
+            (inv, facts)
+        } else {
+            (grammar::parse_with(tool, args, &contents), facts)
+        }
     };
+    // A compose service's project, when argv does not name it, from the files compose reads.
+    if crate::compose::has_implied(&inv) {
+        crate::compose::resolve_targets(&mut inv, &|dir, files, env_files| {
+            crate::compose::resolve_local(cwd, dir, files, env_files)
+        });
+    }
     (inv, facts)
 }
 

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::grammar::Target;
+use crate::grammar::{Project, Target};
 use crate::policy::cooldown::{Budgets, Class, window_text};
 use crate::sanitize::escape;
 
@@ -116,9 +116,10 @@ pub fn key_of(target: &Target, host: Option<&str>, budgets: Option<&Budgets>) ->
                 return Err(format!("`{}` is not a compose service name", escape(name)));
             }
             match project {
-                Some(p) if !is_name(p) => return Err(format!("`{}` is not a compose project name", escape(p))),
-                Some(p) => format!("{p}/{name}"),
-                None => name.clone(),
+                Project::Named(p) if !is_name(p) => return Err(format!("`{}` is not a compose project name", escape(p))),
+                Project::Named(p) => format!("{p}/{name}"),
+                Project::Unknown(why) => return Err(format!("the compose project of `{}` is not known: {why}", escape(name))),
+                Project::Implied { .. } => return Err(format!("the compose project of `{}` was not worked out", escape(name))),
             }
         }
         Target::Unit(u) => match unit_key(u) {
@@ -140,6 +141,38 @@ pub fn key_of(target: &Target, host: Option<&str>, budgets: Option<&Budgets>) ->
     }
 }
 
+/// The host part (`ie01:`, or empty) and the rest of a key.
+fn split_host(key: &str) -> (&str, &str) {
+    match key.rfind(':') {
+        // A unit name may hold `:`; a container or compose key never does.
+        Some(i) => key.split_at(i + 1),
+        None => ("", key),
+    }
+}
+
+/// Whether a compose key (`[host:]project/service`) and a container key (`[host:]name`), in
+/// either order, name the same container by compose's naming (`project-service-1`).
+fn same_container(a: &str, b: &str) -> bool {
+    let ((ha, ra), (hb, rb)) = (split_host(a), split_host(b));
+    if ha != hb {
+        return false;
+    }
+    let (service, container) = match (ra.split_once('/'), rb.split_once('/')) {
+        (Some(s), None) => (s, rb),
+        (None, Some(s)) => (s, ra),
+        _ => return false,
+    };
+    let (project, name) = service;
+    [('-', '-'), ('_', '_')].iter().any(|(a, b)| {
+        container
+            .strip_prefix(project)
+            .and_then(|r| r.strip_prefix(*a))
+            .and_then(|r| r.strip_prefix(name))
+            .and_then(|r| r.strip_prefix(*b))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+    })
+}
+
 /// Judge the charges of one call: per (service, class), how many calls are in the window
 /// before this one, and whether this one fits.
 pub fn evaluate(charges: &[Charge], budgets: &Budgets, state: &State, now: SystemTime) -> Vec<Standing> {
@@ -151,7 +184,7 @@ pub fn evaluate(charges: &[Charge], budgets: &Budgets, state: &State, now: Syste
         .into_iter()
         .map(|((key, class), adding)| {
             let b = budgets.budget(&key, class);
-            let mut times = state.in_window(&key, class, b.window, now);
+            let mut times = state.in_window_shared(&key, class, b.window, now);
             times.sort();
             let used = times.len();
             let max = b.max as usize;
@@ -282,6 +315,17 @@ impl State {
             .and_then(|m| m.get(&class))
             .map(|l| l.iter().copied().filter(|t| *t > since).collect())
             .unwrap_or_default()
+    }
+
+    /// [`State::in_window`] of `key` and of every key that names the same container: compose
+    /// names a service's containers `<project>-<service>-<n>` (`<project>_<service>_<n>` before
+    /// v2), so `shop/api` and `shop-api-1` (on the same host) share one budget.
+    pub fn in_window_shared(&self, key: &str, class: Class, window: Duration, now: SystemTime) -> Vec<SystemTime> {
+        let mut times = self.in_window(key, class, window, now);
+        for other in self.times.keys().filter(|k| *k != key && same_container(key, k)) {
+            times.extend(self.in_window(other, class, window, now));
+        }
+        times
     }
 
     /// Change the object of service `key` (made when missing), keeping everything else.
@@ -475,7 +519,7 @@ mod tests {
         assert_eq!(
             key(
                 Target::Service {
-                    project: Some("shop".into()),
+                    project: Project::Named("shop".into()),
                     name: "api".into()
                 },
                 None
@@ -551,6 +595,45 @@ mod tests {
         );
         assert_eq!((three[0].allowed, three[0].next_allowed), (false, None));
         assert!(refusal_line("s", &three[0]).contains("this call alone would make 3 and the budget allows 2"));
+    }
+
+    #[test]
+    fn a_compose_service_and_its_containers_share_one_budget() {
+        let s = state(
+            r#"{"services": {"shop/api": {"restart_timestamps": ["2026-03-21T14:00:00Z"]},
+                             "shop-api-1": {"restart_timestamps": ["2026-03-21T14:10:00Z"]},
+                             "ie01:shop_api_2": {"restart_timestamps": ["2026-03-21T14:20:00Z"]},
+                             "shop-api-x": {"restart_timestamps": ["2026-03-21T14:30:00Z"]},
+                             "shop-apiary-1": {"restart_timestamps": ["2026-03-21T14:30:00Z"]}}}"#,
+        );
+        let now = at("2026-03-21T15:00:00Z");
+        let used = |k: &str| evaluate(&[restart(k)], &budgets(), &s, now)[0].used;
+        assert_eq!(used("shop/api"), 2);
+        assert_eq!(used("shop-api-1"), 2);
+        assert_eq!(used("shop-api-2"), 1);
+        // Another host, another name, or not compose's pattern: separate budgets.
+        assert_eq!(used("ie01:shop/api"), 1);
+        assert_eq!(used("shop-api-x"), 1);
+        assert_eq!(used("other/api"), 0);
+        assert!(!same_container("shop/api", "shop-api-"));
+        assert!(!same_container("shop/api", "ie01:shop-api-1"));
+        assert!(same_container("ie01:shop_api_2", "ie01:shop/api"));
+    }
+
+    #[test]
+    fn a_compose_project_that_could_not_be_worked_out_names_nothing() {
+        let t = |project| Target::Service {
+            project,
+            name: "api".into(),
+        };
+        let e = key_of(&t(Project::Unknown("no compose file in /x or above it".into())), None, None).unwrap_err();
+        assert!(e.contains("the compose project of `api` is not known: no compose file"), "{e}");
+        let implied = Project::Implied {
+            dir: None,
+            files: vec![],
+            env_files: vec![],
+        };
+        assert!(key_of(&t(implied), None, None).unwrap_err().contains("was not worked out"));
     }
 
     #[test]

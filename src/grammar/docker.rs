@@ -47,7 +47,7 @@
 //! buildx flags of `docker build` when buildx is the default builder, are refused until added.
 
 use crate::grammar::opts::{self, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation, Target};
+use crate::grammar::{Action, Claim, Invocation, Project, Target};
 use crate::tool::Tool;
 
 /// Nothing to insert: the hardening for docker is the environment and the pinned endpoint.
@@ -1110,7 +1110,7 @@ const COMPOSE: &[Sub] = &[
     ),
     (&["export"], Cmd::new("compose export", &[OUTPUT, INDEX])),
     (&["images"], Cmd::new("compose images", &[C_IMAGES_OPTS])),
-    (&["kill"], Cmd::new("compose kill", &[C_KILL_OPTS])),
+    (&["kill"], Cmd::new("compose kill", &[C_KILL_OPTS]).marks(service_targets)),
     (&["logs"], Cmd::new("compose logs", &[C_LOGS_OPTS])),
     (&["ls"], Cmd::new("compose ls", &[C_LS_OPTS])),
     (&["pause"], Cmd::new("compose pause", &[NONE])),
@@ -1299,9 +1299,21 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
         },
     };
     // The project a service belongs to: `-p`/`--project-name` (the last one given). Without it
-    // compose takes the name from the compose file or its directory, which argv does not show,
-    // and the service is named alone.
-    let project = root.values("project-name").last().map(|p| p.to_string());
+    // compose works the name out from files argv does not show; the gate does the same before
+    // `decide()` (`crate::compose`), from the options that steer it.
+    let project = match root.values("project-name").last() {
+        Some(p) => Project::Named(p.to_string()),
+        None => Project::Implied {
+            dir: root
+                .values("project-directory")
+                .into_iter()
+                .chain(root.values("workdir"))
+                .last()
+                .map(String::from),
+            files: root.values("file").into_iter().map(String::from).collect(),
+            env_files: root.values("env-file").into_iter().map(String::from).collect(),
+        },
+    };
     for t in &mut action.targets {
         if let Target::Service { project: p, .. } = t {
             p.clone_from(&project);
@@ -1535,7 +1547,11 @@ fn service_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
         services
             .into_iter()
             .map(|s| Target::Service {
-                project: None,
+                project: Project::Implied {
+                    dir: None,
+                    files: Vec::new(),
+                    env_files: Vec::new(),
+                },
                 name: s.to_string(),
             })
             .collect()
@@ -1684,7 +1700,14 @@ mod tests {
         a.targets = names
             .iter()
             .map(|n| Target::Service {
-                project: project.map(String::from),
+                project: match project {
+                    Some(p) => Project::Named(p.to_string()),
+                    None => Project::Implied {
+                        dir: None,
+                        files: Vec::new(),
+                        env_files: Vec::new(),
+                    },
+                },
                 name: n.to_string(),
             })
             .collect();

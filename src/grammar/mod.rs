@@ -55,13 +55,33 @@ pub struct Action {
 pub enum Target {
     /// A container by name or id (`docker restart api`).
     Container(String),
-    /// A compose service, with the project when the call names it (`-p shop`).
-    Service { project: Option<String>, name: String },
+    /// A compose service and the project it belongs to.
+    Service { project: Project, name: String },
     /// A systemd unit on a remote host (`nginx`, `nginx.service`).
     Unit(String),
     /// Everything of a kind the call does not list (a compose call naming no service): what,
     /// in words.
     All(String),
+}
+
+/// The compose project of a [`Target::Service`]. Compose names it from `-p`, else from
+/// `COMPOSE_PROJECT_NAME` in `.env`, else from `name:` in the compose file, else from the project
+/// directory; only `-p` is in argv, so the rest is worked out by the gate ([`crate::compose`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Project {
+    /// `-p shop` (the last one given), or what the gate worked out.
+    Named(String),
+    /// Not named in argv: the options compose would work it out from, as written.
+    Implied {
+        /// `--project-directory` (or its old name `--workdir`), the last one given.
+        dir: Option<String>,
+        /// `-f`/`--file`, in order.
+        files: Vec<String>,
+        /// `--env-file`, in order.
+        env_files: Vec<String>,
+    },
+    /// It could not be worked out: why.
+    Unknown(String),
 }
 
 /// One HTTP request as the endpoint rules see it (`policy/endpoints.yaml`).

@@ -119,6 +119,13 @@ pub fn parts(command: &str) -> Result<(Option<String>, Vec<Part>), String> {
         }
     }
     out.sort_by_key(|(at, _)| *at);
+    // A compose service's project, from what the command shows (the gate cannot read the
+    // remote host's files).
+    for (_, p) in &mut out {
+        crate::compose::resolve_targets(&mut p.inv, &|dir, files, _| {
+            crate::compose::resolve_remote(cd.as_deref(), dir, files)
+        });
+    }
     Ok((cd, out.into_iter().map(|(_, p)| p).collect()))
 }
 

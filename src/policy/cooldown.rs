@@ -246,12 +246,14 @@ impl Budgets {
             })
     }
 
-    /// Whether a container word names a container by id: lower-case hexadecimal digits only, at
-    /// least `ids.min_length` of them, and not listed in `ids.names`. (Docker also takes shorter
-    /// prefixes; those are counted under the word as written.)
+    /// Whether a container word may name a container by id (docker takes any unique prefix of
+    /// one): lower-case hexadecimal digits only, with a decimal digit among them or at least
+    /// `ids.min_length` long, and not listed in `ids.names`. A short word of the letters a–f
+    /// alone (`db`, `cafe`) is taken as the name it reads as.
     pub fn is_id(&self, word: &str) -> bool {
-        word.len() >= self.id_min_length
+        !word.is_empty()
             && word.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            && (word.len() >= self.id_min_length || word.bytes().any(|b| b.is_ascii_digit()))
             && !self.id_names.iter().any(|n| n == word)
     }
 }
@@ -346,20 +348,27 @@ mod tests {
     }
 
     #[test]
-    fn an_id_is_lower_case_hex_of_the_minimum_length_unless_named() {
+    fn an_id_is_lower_case_hex_with_a_digit_or_of_the_minimum_length_unless_named() {
         let mut b = Budgets::embedded().unwrap();
         for (w, id) in [
             ("3f2a9c1b7d4e", true),
             ("3f2a", true),
-            ("3f2", false),
+            // Docker takes any unique prefix: short ones with a digit are ids too.
+            ("3f2", true),
+            ("3f", true),
+            ("3", true),
+            ("db1", true),
             ("db", false),
+            ("add", false),
+            ("", false),
             ("api", false),
             ("3F2A9C1B7D4E", false),
             ("cafe", true),
         ] {
             assert_eq!(b.is_id(w), id, "{w}");
         }
-        b.id_names = vec!["cafe".into()];
+        b.id_names = vec!["cafe".into(), "db1".into()];
         assert!(!b.is_id("cafe"));
+        assert!(!b.is_id("db1"));
     }
 }

@@ -668,3 +668,78 @@ fn a_broken_cooldown_yaml_fails_policy_check_and_refuses_restarts_only() {
     assert!(!state.exists());
     assert_eq!(run(&env, "docker", &["ps"], 1).code(), 0);
 }
+
+/// `docker compose …` run in `dir`.
+fn run_in(env: &TestEnv, dir: &Path, args: &[&str], tier: u8) -> Run {
+    let mut c = env.cmd("docker", args);
+    c.current_dir(dir).env("CLAUDEOPS_TIER", tier.to_string());
+    Run {
+        out: c.output().expect("spawn"),
+    }
+}
+
+#[test]
+fn a_compose_service_is_one_budget_however_its_project_is_named() {
+    let (env, state) = install(None, "");
+    let work = env.path("Work");
+    std::fs::create_dir_all(work.join("deploy")).unwrap();
+    std::fs::write(work.join("compose.yaml"), "services:\n  api: {image: app}\n").unwrap();
+    // In the project's directory (or below it), the project is the directory's name, as compose
+    // takes it.
+    assert_eq!(run_in(&env, &work, &["compose", "restart", "api"], 2).code(), 0);
+    assert_eq!(run_in(&env, &work.join("deploy"), &["compose", "stop", "api"], 2).code(), 0);
+    assert_eq!(restarts(&state, "work/api").len(), 2);
+    // Naming the project, pointing at the file from elsewhere, or restarting the container by the
+    // name compose gave it: the same budget, spent.
+    let tmp = env.path("");
+    for (dir, args) in [
+        (&work, &["compose", "-p", "work", "restart", "api"][..]),
+        (&tmp, &["compose", "-f", "Work/compose.yaml", "restart", "api"]),
+        (&tmp, &["restart", "work-api-1"]),
+    ] {
+        let r = run_in(&env, dir, args, 2);
+        assert_eq!(r.code(), 77, "{args:?}: {}", r.stderr());
+        assert!(r.stderr().contains("— 2/2 restarts in the last 4h"), "{args:?}: {}", r.stderr());
+    }
+    // `name:` in the compose file names another project: another budget.
+    std::fs::write(work.join("compose.yaml"), "name: shop\nservices:\n  api: {image: app}\n").unwrap();
+    assert_eq!(run_in(&env, &work, &["compose", "restart", "api"], 2).code(), 0);
+    assert_eq!(restarts(&state, "shop/api").len(), 1);
+    // A project the gate cannot work out is refused below tier 3, and never reaches docker.
+    std::fs::write(work.join("compose.yaml"), "name: ${PROJECT}\n").unwrap();
+    env.forget("docker");
+    let r = run_in(&env, &work, &["compose", "restart", "api"], 2);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("uses interpolation the gate does not do"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+}
+
+#[test]
+fn a_short_id_prefix_is_an_id() {
+    let (env, state) = install(None, "");
+    for id in ["3f2", "3f", "3"] {
+        let r = run(&env, "docker", &["restart", id], 2);
+        assert_eq!(r.code(), 77, "{id}: {}", r.stderr());
+        assert!(r.stderr().contains("names a container by id"), "{}", r.stderr());
+    }
+    assert_eq!(run(&env, "docker", &["restart", "db"], 2).code(), 0);
+    assert_eq!(restarts(&state, "db").len(), 1);
+}
+
+#[test]
+fn over_ssh_the_project_comes_from_the_cd_in_front() {
+    let (env, state) = install(None, "");
+    let ok = |cmd: &str| {
+        let r = run(&env, "ssh", &["ie01", cmd], 2);
+        assert_eq!(r.code(), 0, "{cmd}: {}", r.stderr());
+    };
+    ok("cd /srv/media && docker compose up -d jellyfin");
+    ok("docker compose -p media restart jellyfin");
+    assert_eq!(restarts(&state, "ie01:media/jellyfin").len(), 2);
+    let r = run(&env, "ssh", &["ie01", "docker restart media-jellyfin-1"], 2);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    // Without a cd or -p the project is not known there.
+    let r = run(&env, "ssh", &["ie01", "docker compose restart jellyfin"], 2);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("name it with -p"), "{}", r.stderr());
+}
