@@ -576,9 +576,11 @@ fn push_destination(dst: &str, a: &mut Action) {
     }
 }
 
-/// `git fetch [<options>] [<repository> [<refspec>...]]`. Updating remote-tracking refs is an
-/// observation; a refspec that writes outside `refs/remotes/` (a local branch or tag), tag
-/// pruning, `--update-head-ok` or refspecs from stdin change local refs (`local-refs`).
+/// `git fetch [<options>] [<repository> [<refspec>...]]`. Updating remote-tracking refs as the
+/// remote's configuration says is an observation; a refspec that writes outside `refs/remotes/`
+/// (a local branch or tag), tag pruning, `--update-head-ok` or refspecs from stdin change local
+/// refs (`local-refs`); a refspec that names a remote-tracking ref to write (`remote-refs`) can
+/// set what the scope checks compare against.
 fn fetch(args: &[String]) -> Result<Action, String> {
     let p = scan(args, FETCH_OPTS)?;
     let mut a = Action::new("fetch");
@@ -592,16 +594,23 @@ fn fetch(args: &[String]) -> Result<Action, String> {
     } else {
         pos.get(1..).unwrap_or_default()
     };
-    let writes_local = |spec: &str| {
+    let dst = |spec: &str| -> Option<String> {
         spec.trim_start_matches('+')
             .split_once(':')
-            .is_some_and(|(_, dst)| !dst.is_empty() && !dst.starts_with("refs/remotes/"))
+            .map(|(_, dst)| dst.to_string())
+            .filter(|d| !d.is_empty())
     };
-    if refspecs.iter().chain(live_values(&p, "refmap").iter()).any(|s| writes_local(s))
-        || on(&p, "prune-tags")
-        || on(&p, "update-head-ok")
-        || on(&p, "stdin")
-    {
+    let specs: Vec<String> = refspecs
+        .iter()
+        .chain(live_values(&p, "refmap").iter())
+        .filter_map(|s| dst(s))
+        .collect();
+    // A refspec that names where it writes can point a remote-tracking ref (what the scope
+    // checks of push and pull requests compare against) at anything fetched from anywhere.
+    if specs.iter().any(|d| d.starts_with("refs/remotes/")) {
+        a.add("remote-refs");
+    }
+    if specs.iter().any(|d| !d.starts_with("refs/remotes/")) || on(&p, "prune-tags") || on(&p, "update-head-ok") || on(&p, "stdin") {
         a.add("local-refs");
     }
     Ok(a)
@@ -1832,10 +1841,13 @@ mod tests {
     }
 
     #[test]
-    fn fetch_into_remote_tracking_refs_is_an_observation() {
+    fn fetch_into_remote_tracking_refs_is_an_observation_unless_a_refspec_names_them() {
         assert_eq!(acts(&["fetch"]), one("fetch", &[]));
         assert_eq!(acts(&["fetch", "--prune", "origin", "main"]), one("fetch", &[]));
-        assert_eq!(acts(&["fetch", "origin", "+main:refs/remotes/origin/main"]), one("fetch", &[]));
+        assert_eq!(
+            acts(&["fetch", "origin", "+main:refs/remotes/origin/main"]),
+            one("fetch", &["remote-refs"])
+        );
         assert_eq!(acts(&["fetch", "origin", "main:main"]), one("fetch", &["local-refs"]));
         assert_eq!(acts(&["fetch", "-P", "origin"]), one("fetch", &["local-refs"]));
         assert_eq!(acts(&["fetch", "--multiple", "origin", "upstream"]), one("fetch", &[]));
