@@ -114,6 +114,8 @@ enum K {
     SendEnv,
     StrictHostKeyChecking,
     SessionType,
+    /// `RequestTTY`: fine when `no` or `auto` (no terminal for a command); else `tty`.
+    Tty,
 }
 
 /// The marks, and what they stand for. Every one is refused by `policy/ssh.yaml`.
@@ -131,6 +133,7 @@ pub const MARKS: &[&str] = &[
     "remote-command", // RemoteCommand: a command the gate would not see
     "remote-env",     // sets or sends environment variables for the remote command
     "log-file",       // -E: appends to a local file
+    "tty",            // -t, RequestTTY: a remote terminal, where a pager takes `!command`
 ];
 
 /// `ssh_config(5)` keywords (lower case, as `readconf.c` compares them) and what they do. A
@@ -216,7 +219,7 @@ const KEYWORDS: &[(&str, K)] = &[
     ("rekeylimit", K::Fine),
     ("remotecommand", K::Mark("remote-command")),
     ("remoteforward", K::Mark("forward")),
-    ("requesttty", K::Fine),
+    ("requesttty", K::Tty),
     ("requiredrsasize", K::Fine),
     ("revokedhostkeys", K::Mark("host-checks")),
     ("securitykeyprovider", K::Mark("local-exec")),
@@ -406,7 +409,10 @@ fn option(f: &opts::Found, seen: &mut Seen) -> Result<(), String> {
         seen.beyond_jump.push(f.id.to_string());
     }
     match f.id {
-        "1" | "2" | "4" | "6" | "a" | "b" | "c" | "e" | "i" | "k" | "m" | "n" | "q" | "t" | "v" | "x" | "y" | "B" | "C" | "T" => {}
+        "1" | "2" | "4" | "6" | "a" | "b" | "c" | "e" | "i" | "k" | "m" | "n" | "q" | "v" | "x" | "y" | "B" | "C" | "T" => {}
+        // A terminal makes the remote programs interactive: `less` behind `journalctl`,
+        // `systemctl status` or `git log` then runs what is typed after `!`.
+        "t" => seen.mark("tty"),
         "l" => {
             seen.user.get_or_insert(value);
         }
@@ -466,6 +472,11 @@ fn config_line(line: &str, seen: &mut Seen) -> Result<(), String> {
         K::UnlessOff(m) => {
             if !off {
                 seen.mark(m);
+            }
+        }
+        K::Tty => {
+            if !matches!(value.to_ascii_lowercase().as_str(), "no" | "auto") {
+                seen.mark("tty");
             }
         }
         K::UnlessNone(m) => {

@@ -178,6 +178,65 @@ const RESTARTS: &[&str] = &[
     "try-reload-or-restart",
 ];
 
+/// Units that reboot, power off, suspend or otherwise take the whole host down (systemd's
+/// `special` targets and the services behind them).
+const POWER_UNITS: &[&str] = &[
+    "reboot.target",
+    "poweroff.target",
+    "halt.target",
+    "kexec.target",
+    "soft-reboot.target",
+    "shutdown.target",
+    "final.target",
+    "exit.target",
+    "rescue.target",
+    "emergency.target",
+    "ctrl-alt-del.target",
+    "initrd-switch-root.target",
+    "sleep.target",
+    "suspend.target",
+    "hibernate.target",
+    "hybrid-sleep.target",
+    "suspend-then-hibernate.target",
+    "systemd-reboot.service",
+    "systemd-poweroff.service",
+    "systemd-halt.service",
+    "systemd-kexec.service",
+    "systemd-soft-reboot.service",
+    "systemd-exit.service",
+    "systemd-suspend.service",
+    "systemd-hibernate.service",
+    "systemd-hybrid-sleep.service",
+    "systemd-suspend-then-hibernate.service",
+    "rescue.service",
+    "emergency.service",
+];
+
+/// Units that let people reach the host: stopping one can lock the operators out.
+const ACCESS_UNITS: &[&str] = &["ssh.service", "sshd.service", "ssh.socket", "sshd.socket", "systemd-logind.service"];
+
+/// Marks for the units of a start, stop or restart: `power` for one that takes the host down
+/// (never); `wide` for any other target (it starts or stops whatever it pulls in), a glob, or
+/// stopping what operators log in through.
+fn unit_marks(units: &[&str], stop: bool, a: &mut Action) {
+    for u in units {
+        let lower = u.to_ascii_lowercase();
+        // A name without a type is a service to systemctl.
+        let full = if lower.contains('.') { lower } else { format!("{lower}.service") };
+        if POWER_UNITS.contains(&full.as_str()) {
+            a.add("power");
+        } else if full.ends_with(".target") {
+            a.add("wide");
+        }
+        if u.contains(['*', '?', '[']) {
+            a.add("wide");
+        }
+        if stop && ACCESS_UNITS.contains(&full.as_str()) {
+            a.add("wide");
+        }
+    }
+}
+
 /// `systemctl [OPTIONS] [VERB [ARGS]]`: one `systemctl <verb>` action (no verb is
 /// `list-units`), plus `systemctl --host` when `-H`/`-M` points it at another machine.
 pub fn systemctl(args: &[String]) -> Invocation {
@@ -197,7 +256,16 @@ pub fn systemctl(args: &[String]) -> Invocation {
     };
     let mut action = Action::new(format!("systemctl {verb}"));
     if RESTARTS.contains(&verb.as_str()) {
-        action.targets = p.positionals().iter().skip(1).map(|u| Target::Unit(u.to_string())).collect();
+        let units: Vec<&str> = p.positionals().iter().skip(1).copied().collect();
+        action.targets = units.iter().map(|u| Target::Unit(u.to_string())).collect();
+        unit_marks(&units, verb == "stop", &mut action);
+    }
+    // `--job-mode=isolate` stops everything the unit does not pull in: `start --job-mode=isolate
+    // rescue.target` is `isolate`; modes other than the default's leave units half-started.
+    match p.last("job-mode") {
+        None | Some("fail" | "replace") => {}
+        Some("isolate") => action.add("power"),
+        Some(_) => action.add("wide"),
     }
     let mut inv = inv.with_action(action);
     if p.has("host") || p.has("machine") {
