@@ -120,30 +120,19 @@ fn parse_since(s: &str, now: SystemTime) -> Result<String, String> {
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     if !num.is_empty() && matches!(unit, "s" | "m" | "h" | "d") {
         let n: u64 = num.parse().map_err(|e| format!("{e}"))?;
-        let secs = n * match unit {
+        let unit_secs = match unit {
             "s" => 1,
             "m" => 60,
             "h" => 3600,
             _ => 86_400,
         };
+        let secs = n.checked_mul(unit_secs).ok_or("the age reaches before 1970")?;
         let t = now.checked_sub(Duration::from_secs(secs)).ok_or("the age reaches before 1970")?;
         return Ok(rfc3339(t));
     }
-    let b = s.as_bytes();
-    let shape = b.len() >= 20
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b'T'
-        && b[13] == b':'
-        && b[16] == b':'
-        && s.ends_with('Z')
-        && [0..4, 5..7, 8..10, 11..13, 14..16, 17..19]
-            .iter()
-            .all(|r| b[r.clone()].iter().all(u8::is_ascii_digit));
-    if shape {
-        Ok(s.to_string())
-    } else {
-        Err("not an RFC 3339 UTC time (2026-11-22T10:00:00Z) or an age (90m, 4h, 2d)".into())
+    match crate::cooldown::parse_time(s) {
+        Ok(_) => Ok(s.to_string()),
+        Err(_) => Err("not an RFC 3339 time (2026-11-22T10:00:00Z) or an age (90m, 4h, 2d)".into()),
     }
 }
 
@@ -175,6 +164,7 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         since: since.map(str::to_string),
         ..Report::default()
     };
+    let since_time = since.and_then(|s| crate::cooldown::parse_time(s).ok());
     for (i, raw) in text.split(|b| *b == b'\n').enumerate() {
         if raw.is_empty() {
             continue;
@@ -186,9 +176,17 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
                 continue;
             }
         };
-        let time = str_of(&v, "time");
-        if since.is_some_and(|s| time < s) {
-            continue;
+        // Compared as times, not text (`10:00:00.5Z` is after `10:00:00Z`); a record whose time
+        // cannot be placed is odd, and left out of a report from a given time.
+        if let Some(s) = since_time {
+            match crate::cooldown::parse_time(str_of(&v, "time")) {
+                Ok(t) if t < s => continue,
+                Ok(_) => {}
+                Err(_) => {
+                    r.odd.push(format!("line {}: the record's `time` is not an RFC 3339 time", i + 1));
+                    continue;
+                }
+            }
         }
         r.decisions += 1;
         let verdict = str_of(&v, "verdict").to_string();
@@ -350,9 +348,43 @@ mod tests {
         assert_eq!(parse_since("1h", now).unwrap(), rfc3339(now - Duration::from_secs(3600)));
         assert_eq!(parse_since("2d", now).unwrap(), rfc3339(now - Duration::from_secs(172_800)));
         assert_eq!(parse_since("2026-11-22T10:00:00Z", now).unwrap(), "2026-11-22T10:00:00Z");
-        for bad in ["yesterday", "10x", "2026-11-22", "2026-11-22T10:00:00+01:00"] {
+        assert_eq!(parse_since("2026-11-22T10:00:00+01:00", now).unwrap(), "2026-11-22T10:00:00+01:00");
+        for bad in [
+            "yesterday",
+            "10x",
+            "2026-11-22",
+            "2026-11-22 10:00:00Z",
+            "300000000000000d",
+            "99999999999999999999s",
+        ] {
             assert!(parse_since(bad, now).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn since_compares_times_not_text() {
+        let line = |t: &str| format!("{{\"time\":\"{t}\",\"tool\":\"docker\",\"verdict\":\"allow\",\"rule\":\"r\"}}\n");
+        let text = [
+            line("2026-11-22T09:59:59.900000Z"),
+            line("2026-11-22T10:00:00.500000Z"),
+            line("2026-11-22T11:30:00+01:00"),
+            line("garbage"),
+            "{\"tool\":\"docker\"}\n".to_string(),
+        ]
+        .concat();
+        let r = report("f", text.as_bytes(), Some("2026-11-22T10:00:00Z"), None);
+        // The fraction after the second is after it; 11:30+01:00 is 10:30Z; 09:59:59.9 is before.
+        assert_eq!(r.decisions, 2);
+        assert!(
+            r.odd.contains(&"line 4: the record's `time` is not an RFC 3339 time".to_string()),
+            "{:?}",
+            r.odd
+        );
+        assert!(
+            r.odd.contains(&"line 5: the record's `time` is not an RFC 3339 time".to_string()),
+            "{:?}",
+            r.odd
+        );
     }
 
     #[test]
