@@ -312,21 +312,29 @@ fn pull_request(
     let (top, lines, ok, _) = rev_parse(git, dir, &["--symbolic-full-name", "HEAD"])?;
     let refs = refs(git, &top)?;
     let remote = pr_remote(git, &top, repo, &refs)?;
-    let head_ref = match head {
+    // The head as the pull request will have it: the branch on the remote, which can differ from
+    // the local branch of that name. Both are checked when both exist, and the files of either
+    // count.
+    let head_refs: Vec<String> = match head {
         Some(h) => {
             // gh accepts `owner:branch` for a fork's branch.
             let branch = h.rsplit_once(':').map(|(_, b)| b).unwrap_or(h);
-            let local = format!("refs/heads/{branch}");
-            let tracking = format!("refs/remotes/{remote}/{branch}");
-            if refs.contains_key(&local) {
-                local
-            } else if refs.contains_key(&tracking) {
-                tracking
-            } else {
+            let found: Vec<String> = [format!("refs/heads/{branch}"), format!("refs/remotes/{remote}/{branch}")]
+                .into_iter()
+                .filter(|r| refs.contains_key(r))
+                .collect();
+            if found.is_empty() {
                 return Err(format!("the head branch {branch} is neither a local branch nor {remote}/{branch}"));
             }
+            found
         }
-        None if ok && lines.first().is_some_and(|l| l.starts_with("refs/heads/")) => "HEAD".to_string(),
+        None if ok && lines.first().is_some_and(|l| l.starts_with("refs/heads/")) => {
+            let branch = lines[0].trim_start_matches("refs/heads/");
+            let tracking = format!("refs/remotes/{remote}/{branch}");
+            let mut found = vec!["HEAD".to_string()];
+            found.extend(refs.contains_key(&tracking).then_some(tracking));
+            found
+        }
         None if !ok => return Err("the repository has no commit yet, so there is nothing to propose".into()),
         None => return Err("HEAD is detached, so the pull request's head branch is unknown; pass --head".into()),
     };
@@ -342,13 +350,19 @@ fn pull_request(
         }
         None => default_branch(&refs, &remote)?,
     };
-    let range = format!("{base_ref}...{head_ref}");
-    let mut args = vec!["diff"];
-    args.extend_from_slice(NAME_ONLY);
-    args.push(&range);
-    args.push("--");
-    git.paths(&top, &args, files)?;
-    Ok((top, format!("git diff --name-only {range}")))
+    let mut how = Vec::new();
+    for head_ref in &head_refs {
+        let range = format!("{base_ref}...{head_ref}");
+        let mut args = vec!["diff"];
+        args.extend_from_slice(NAME_ONLY);
+        args.push(&range);
+        args.push("--");
+        git.paths(&top, &args, files)?;
+        how.push(format!("git diff --name-only {range}"));
+    }
+    files.sort();
+    files.dedup();
+    Ok((top, how.join(" and ")))
 }
 
 /// The remote's default branch as this clone knows it: `<remote>/HEAD`, else the one of

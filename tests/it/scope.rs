@@ -334,6 +334,25 @@ fn tea_pull_requests_are_checked_the_same_way() {
 }
 
 #[test]
+fn the_remote_head_branch_is_checked_as_well_as_the_local_one() {
+    let fx = fixture(2, &[("git-pr.md", SHIPPED_GIT_PR)], &[]);
+    // On the remote, `evil` changes a denied file; the local `evil` is a harmless copy of main.
+    git(&fx.work, &["switch", "-q", "-c", "remote-evil", "main"]);
+    fx.change(&[("ie.yaml", "changed\n")]);
+    git(&fx.work, &["update-ref", "refs/remotes/origin/evil", "remote-evil"]);
+    git(&fx.work, &["branch", "evil", "main"]);
+    git(&fx.work, &["switch", "-q", "feat"]);
+    let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b", "--head", "evil"], "2", &[]);
+    let line = refused_by_scope(&r, &fx.env, "gh");
+    assert!(line.contains("ie.yaml"), "{line}");
+    // The current branch, pushed with a different commit than the local one: the same.
+    fx.change(&[("checks/ok.md", "x\n")]);
+    git(&fx.work, &["update-ref", "refs/remotes/origin/feat", "remote-evil"]);
+    let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
+    refused_by_scope(&r, &fx.env, "gh");
+}
+
+#[test]
 fn an_explicit_base_and_head_are_diffed_as_the_pull_request_would_be() {
     let fx = fixture(2, &[("git-pr.md", SHIPPED_GIT_PR)], &[]);
     fx.change(&[("checks/x.md", "x\n")]);
