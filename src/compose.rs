@@ -20,7 +20,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::grammar::{Invocation, Project, Target};
+use crate::grammar::{ComposeFiles, Invocation, Project, Target};
 use crate::sanitize::escape;
 
 /// Compose's default file names, in its order of preference.
@@ -46,16 +46,16 @@ pub fn normalize(s: &str) -> String {
 }
 
 /// How a project is worked out from `--project-directory`, `-f` and `--env-file`.
-pub type Resolver<'a> = &'a dyn Fn(&Option<String>, &[String], &[String]) -> Result<String, String>;
+pub type Resolver<'a> = &'a dyn Fn(&ComposeFiles) -> Result<String, String>;
 
 /// Replace every [`Project::Implied`] in the call's targets with what `resolve` makes of it.
 pub fn resolve_targets(inv: &mut Invocation, resolve: Resolver) {
     for action in &mut inv.actions {
         for t in &mut action.targets {
             if let Target::Service { project, .. } = t
-                && let Project::Implied { dir, files, env_files } = project
+                && let Project::Implied(files) = project
             {
-                *project = match resolve(dir, files, env_files) {
+                *project = match resolve(files) {
                     Ok(p) => Project::Named(p),
                     Err(why) => Project::Unknown(why),
                 };
@@ -70,7 +70,7 @@ pub fn has_implied(inv: &Invocation) -> bool {
         matches!(
             t,
             Target::Service {
-                project: Project::Implied { .. },
+                project: Project::Implied(_),
                 ..
             }
         )
@@ -152,6 +152,162 @@ pub fn resolve_local(cwd: &Path, dir: &Option<String>, files: &[String], env_fil
     }
     let dir = project_dir.or_else(|| files.first().and_then(|f| f.parent().map(Path::to_path_buf)));
     from_dir(dir.as_deref().unwrap_or(cwd))
+}
+
+/// What the compose files of a local `compose up` ask for that `docker run` needs tier 3 or
+/// more for, one line each (`service web: privileged`); empty when they ask for none of it.
+/// Err when a file exists but cannot be read or understood. No file at all is no finding:
+/// compose then fails without starting anything.
+///
+/// Judged per service: `privileged`, host or container namespaces (`pid`, `ipc`, `uts`,
+/// `userns_mode`, `cgroup`, `network_mode: host`), `cap_add`, `devices`,
+/// `device_cgroup_rules`, `security_opt` other than `no-new-privileges`, `volumes_from`, and a
+/// bind of a protected host path (the docker socket, `/`, `/etc`, … as `docker run -v` is judged;
+/// a relative source is taken from the project directory); and for the files, `include` and
+/// `extends: {file: …}` (other files the gate does not follow) and volumes with `driver_opts`
+/// (a local volume can bind any host path). A value that uses interpolation (`${…}`) in any of
+/// these is taken as asking for it.
+pub fn file_marks(cwd: &Path, f: &ComposeFiles) -> Result<Vec<String>, String> {
+    let at = |p: &str| lexical(&cwd.join(p));
+    let project_dir = f.dir.as_deref().map(at);
+    let files: Vec<PathBuf> = if f.files.is_empty() {
+        match search(project_dir.as_deref().unwrap_or(cwd)) {
+            Ok(found) => found,
+            Err(_) => return Ok(Vec::new()),
+        }
+    } else {
+        f.files.iter().map(|p| at(p)).collect()
+    };
+    let base = project_dir
+        .or_else(|| files.first().and_then(|p| p.parent().map(Path::to_path_buf)))
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let mut out = Vec::new();
+    for file in &files {
+        let Some(text) = read_bounded(file)? else { continue };
+        out.extend(judge_text(&text, &base).map_err(|e| format!("the compose file {} {e}", shown(file)))?);
+    }
+    Ok(out)
+}
+
+/// [`file_marks`] for one file's text, its relative binds taken from `base`.
+pub fn judge_text(text: &str, base: &Path) -> Result<Vec<String>, String> {
+    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| format!("is not YAML the gate can read ({e})"))?;
+    let mut out = Vec::new();
+    judge_file(&doc, base, &mut out);
+    Ok(out)
+}
+
+/// Mark a `compose up` by what its files ask for: `compose-escalates`, or `compose-unread`
+/// when they could not be read.
+pub fn mark(a: &mut crate::grammar::Action, found: &Result<Vec<String>, String>) {
+    match found {
+        Ok(f) if f.is_empty() => {}
+        Ok(_) => a.add("compose-escalates"),
+        Err(_) => a.add("compose-unread"),
+    }
+}
+
+fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
+    use serde_yaml_ng::Value as Y;
+    if doc.get("include").is_some() {
+        out.push("include: (other compose files)".into());
+    }
+    if let Some(Y::Mapping(vols)) = doc.get("volumes") {
+        for (name, v) in vols {
+            if v.get("driver_opts").is_some() {
+                out.push(format!("volume {}: driver_opts", text_of(name)));
+            }
+        }
+    }
+    let Some(Y::Mapping(services)) = doc.get("services") else { return };
+    for (name, svc) in services {
+        let name = text_of(name);
+        let mut say = |what: String| out.push(format!("service {name}: {what}"));
+        let set = |k: &str| svc.get(k).filter(|v| !matches!(v, Y::Null));
+        let interpolated = |v: &Y| text_of(v).contains('$');
+        if let Some(v) = set("privileged")
+            && (matches!(v, Y::Bool(true)) || interpolated(v) || text_of(v).eq_ignore_ascii_case("true"))
+        {
+            say("privileged".into());
+        }
+        for k in ["pid", "ipc", "uts", "userns_mode", "cgroup"] {
+            if let Some(v) = set(k) {
+                let t = text_of(v).to_ascii_lowercase();
+                if t == "host" || t.starts_with("host:") || t.starts_with("container:") || t.starts_with("service:") || t.contains('$') {
+                    say(format!("{k}: {t}"));
+                }
+            }
+        }
+        if let Some(v) = set("network_mode") {
+            let t = text_of(v).to_ascii_lowercase();
+            if t == "host" || t.contains('$') {
+                say(format!("network_mode: {t}"));
+            }
+        }
+        for k in ["cap_add", "devices", "device_cgroup_rules", "volumes_from"] {
+            if set(k).is_some_and(|v| !matches!(v, Y::Sequence(l) if l.is_empty())) {
+                say(k.to_string());
+            }
+        }
+        if let Some(Y::Sequence(opts)) = set("security_opt") {
+            let hardening = |t: &str| matches!(t, "no-new-privileges" | "no-new-privileges=true" | "no-new-privileges:true");
+            if opts.iter().any(|o| !hardening(&text_of(o))) {
+                say("security_opt".into());
+            }
+        } else if set("security_opt").is_some() {
+            say("security_opt".into());
+        }
+        if let Some(e) = set("extends")
+            && e.get("file").is_some()
+        {
+            say("extends: {file: …} (another compose file)".into());
+        }
+        if let Some(Y::Sequence(vols)) = set("volumes") {
+            for v in vols {
+                let source = match v {
+                    Y::String(spec) => spec.split_once(':').map(|(src, _)| src.to_string()),
+                    Y::Mapping(_) => match v.get("type").map(text_of).as_deref() {
+                        Some("bind") => Some(v.get("source").map(text_of).unwrap_or_default()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(src) = source else { continue };
+                // A short-syntax source that is not a path is a named volume.
+                if !(src.starts_with('/')
+                    || src.starts_with('.')
+                    || src.starts_with('~')
+                    || src.contains('$')
+                    || matches!(v, Y::Mapping(_)))
+                {
+                    continue;
+                }
+                let host = if src.starts_with('/') {
+                    src.clone()
+                } else if src.starts_with('.') {
+                    lexical(&base.join(&src)).to_string_lossy().into_owned()
+                } else {
+                    // `~` and interpolation: where it points is not known here.
+                    String::new()
+                };
+                if host.is_empty() || crate::grammar::docker::protected_host_path(&host) {
+                    say(format!("a bind of {src}"));
+                }
+            }
+        }
+    }
+}
+
+/// A YAML scalar as text (`true`, `host`, `3`); anything else as its YAML.
+fn text_of(v: &serde_yaml_ng::Value) -> String {
+    use serde_yaml_ng::Value as Y;
+    match v {
+        Y::String(s) => s.clone(),
+        Y::Bool(b) => b.to_string(),
+        Y::Number(n) => n.to_string(),
+        Y::Null => String::new(),
+        other => serde_yaml_ng::to_string(other).unwrap_or_default().trim().to_string(),
+    }
 }
 
 /// The project name on a remote host, from what the command shows: `-p` is handled by the
@@ -347,6 +503,51 @@ mod tests {
         assert!(local(&d, None, &[], &["missing.env"]).unwrap_err().contains("does not exist"));
         std::fs::write(d.join(".env"), "COMPOSE_FILE=a.yaml:b.yaml\n").unwrap();
         assert!(local(&d, None, &[], &[]).unwrap_err().contains("COMPOSE_FILE"));
+    }
+
+    #[test]
+    fn compose_files_are_judged_for_what_docker_run_would_need_tier_3_for() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("srv/app");
+        std::fs::create_dir_all(&d).unwrap();
+        let marks = |yaml: &str| {
+            std::fs::write(d.join("compose.yaml"), yaml).unwrap();
+            file_marks(&d, &ComposeFiles::default())
+        };
+        assert_eq!(
+            marks(
+                "services:\n  web:\n    image: nginx\n    volumes: [./html:/usr/share/nginx/html:ro, data:/data]\n    security_opt: [no-new-privileges:true]\nvolumes:\n  data: {}\n"
+            ),
+            Ok(vec![])
+        );
+        assert_eq!(
+            marks(concat!(
+                "services:\n",
+                "  a: {privileged: true, pid: host, network_mode: host, cap_add: [SYS_ADMIN]}\n",
+                "  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock, /:/host]\n",
+                "  c:\n    volumes: [{type: bind, source: /etc, target: /x}]\n    devices: [/dev/sda]\n",
+                "  d: {privileged: \"${P}\", security_opt: [seccomp=unconfined], extends: {file: base.yaml, service: x}}\n",
+                "volumes:\n  v: {driver_opts: {type: none, o: bind, device: /}}\n",
+            )),
+            Ok(vec![
+                "volume v: driver_opts".to_string(),
+                "service a: privileged".to_string(),
+                "service a: pid: host".to_string(),
+                "service a: network_mode: host".to_string(),
+                "service a: cap_add".to_string(),
+                "service b: a bind of /var/run/docker.sock".to_string(),
+                "service b: a bind of /".to_string(),
+                "service c: devices".to_string(),
+                "service c: a bind of /etc".to_string(),
+                "service d: privileged".to_string(),
+                "service d: security_opt".to_string(),
+                "service d: extends: {file: …} (another compose file)".to_string(),
+            ])
+        );
+        assert!(marks("services: [").unwrap_err().contains("is not YAML"));
+        // No compose file: compose fails, nothing to judge.
+        std::fs::remove_file(d.join("compose.yaml")).unwrap();
+        assert_eq!(file_marks(&d, &ComposeFiles::default()), Ok(vec![]));
     }
 
     #[test]

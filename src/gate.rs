@@ -105,11 +105,15 @@ pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate
             (grammar::parse_with(tool, args, &contents), facts)
         }
     };
+    // What the compose files of a `compose up` ask for (privileged services, host binds, …).
+    for a in &mut inv.actions {
+        if let Some(files) = a.compose.clone() {
+            crate::compose::mark(a, &crate::compose::file_marks(cwd, &files));
+        }
+    }
     // A compose service's project, when argv does not name it, from the files compose reads.
     if crate::compose::has_implied(&inv) {
-        crate::compose::resolve_targets(&mut inv, &|dir, files, env_files| {
-            crate::compose::resolve_local(cwd, dir, files, env_files)
-        });
+        crate::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, &f.dir, &f.files, &f.env_files));
     }
     (inv, facts)
 }

@@ -119,7 +119,7 @@ pub fn key_of(target: &Target, host: Option<&str>, budgets: Option<&Budgets>) ->
                 Project::Named(p) if !is_name(p) => return Err(format!("`{}` is not a compose project name", escape(p))),
                 Project::Named(p) => format!("{p}/{name}"),
                 Project::Unknown(why) => return Err(format!("the compose project of `{}` is not known: {why}", escape(name))),
-                Project::Implied { .. } => return Err(format!("the compose project of `{}` was not worked out", escape(name))),
+                Project::Implied(_) => return Err(format!("the compose project of `{}` was not worked out", escape(name))),
             }
         }
         Target::Unit(u) => match unit_key(u) {
@@ -628,11 +628,7 @@ mod tests {
         };
         let e = key_of(&t(Project::Unknown("no compose file in /x or above it".into())), None, None).unwrap_err();
         assert!(e.contains("the compose project of `api` is not known: no compose file"), "{e}");
-        let implied = Project::Implied {
-            dir: None,
-            files: vec![],
-            env_files: vec![],
-        };
+        let implied = Project::Implied(Default::default());
         assert!(key_of(&t(implied), None, None).unwrap_err().contains("was not worked out"));
     }
 

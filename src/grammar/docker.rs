@@ -42,12 +42,14 @@
 //! writable bind, so the policy refuses every host bind, and [`PROTECTED`] names the paths
 //! that stay refused if an operator relaxes that. A relative bind source is resolved against a
 //! cwd the caller chooses, so it counts as a host mount. The contents of compose files, env
-//! files and Dockerfiles (which may ask for `privileged: true` or any bind) are invisible here.
+//! files and Dockerfiles (which may ask for `privileged: true` or any bind) are invisible here;
+//! for `compose up` the action carries the options that choose its files, and the gate reads
+//! them (`crate::compose::file_marks`: `compose-escalates`, `compose-unread`).
 //! Unknown options are refused rather than guessed, so flags added by a newer client, and the
 //! buildx flags of `docker build` when buildx is the default builder, are refused until added.
 
 use crate::grammar::opts::{self, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation, Project, Target};
+use crate::grammar::{Action, Claim, ComposeFiles, Invocation, Project, Target};
 use crate::tool::Tool;
 
 /// Nothing to insert: the hardening for docker is the environment and the pinned endpoint.
@@ -1301,19 +1303,23 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
     // The project a service belongs to: `-p`/`--project-name` (the last one given). Without it
     // compose works the name out from files argv does not show; the gate does the same before
     // `decide()` (`crate::compose`), from the options that steer it.
+    let files = ComposeFiles {
+        dir: root
+            .values("project-directory")
+            .into_iter()
+            .chain(root.values("workdir"))
+            .last()
+            .map(String::from),
+        files: root.values("file").into_iter().map(String::from).collect(),
+        env_files: root.values("env-file").into_iter().map(String::from).collect(),
+    };
     let project = match root.values("project-name").last() {
         Some(p) => Project::Named(p.to_string()),
-        None => Project::Implied {
-            dir: root
-                .values("project-directory")
-                .into_iter()
-                .chain(root.values("workdir"))
-                .last()
-                .map(String::from),
-            files: root.values("file").into_iter().map(String::from).collect(),
-            env_files: root.values("env-file").into_iter().map(String::from).collect(),
-        },
+        None => Project::Implied(files.clone()),
     };
+    if action.verb == "compose up" {
+        action.compose = Some(files);
+    }
     for t in &mut action.targets {
         if let Target::Service { project: p, .. } = t {
             p.clone_from(&project);
@@ -1547,11 +1553,7 @@ fn service_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
         services
             .into_iter()
             .map(|s| Target::Service {
-                project: Project::Implied {
-                    dir: None,
-                    files: Vec::new(),
-                    env_files: Vec::new(),
-                },
+                project: Project::Implied(ComposeFiles::default()),
                 name: s.to_string(),
             })
             .collect()
@@ -1702,11 +1704,7 @@ mod tests {
             .map(|n| Target::Service {
                 project: match project {
                     Some(p) => Project::Named(p.to_string()),
-                    None => Project::Implied {
-                        dir: None,
-                        files: Vec::new(),
-                        env_files: Vec::new(),
-                    },
+                    None => Project::Implied(ComposeFiles::default()),
                 },
                 name: n.to_string(),
             })
@@ -1764,7 +1762,11 @@ mod tests {
                 &["api"],
             ),
         ] {
-            assert_eq!(action(words), on_services(Action::new(verb), project, names), "{words:?}");
+            let mut want = on_services(Action::new(verb), project, names);
+            if verb == "compose up" {
+                want.compose = Some(ComposeFiles::default());
+            }
+            assert_eq!(action(words), want, "{words:?}");
         }
         let all = action(&["compose", "-p", "shop", "restart"]);
         assert_eq!(all.targets, [Target::All("every service of the compose project".into())]);
@@ -2004,7 +2006,12 @@ mod tests {
 
     #[test]
     fn compose_up_is_marked_by_shape() {
-        let web = |a| on_services(a, None, &["web"]);
+        // `compose up` also carries the options that choose its files, for the gate to read them.
+        let web = |a| {
+            let mut a = on_services(a, None, &["web"]);
+            a.compose = Some(ComposeFiles::default());
+            a
+        };
         assert_eq!(action(&["compose", "up", "-d", "web"]), web(Action::new("compose up")));
         assert_eq!(action(&["compose", "up", "--wait", "web"]), web(Action::new("compose up")));
         assert_eq!(

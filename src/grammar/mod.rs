@@ -48,6 +48,9 @@ pub struct Action {
     /// What a start, stop, restart or redeploy acts on, as the call names it: the services a
     /// cooldown budget counts (a rule's `cooldown:`). Empty for every other action.
     pub targets: Vec<Target>,
+    /// For `compose up` (which creates containers from the compose files): the options that
+    /// choose the files, so the gate can read what they ask for (`crate::compose::file_marks`).
+    pub compose: Option<ComposeFiles>,
 }
 
 /// One thing a lifecycle action acts on, as written in the call.
@@ -71,17 +74,21 @@ pub enum Target {
 pub enum Project {
     /// `-p shop` (the last one given), or what the gate worked out.
     Named(String),
-    /// Not named in argv: the options compose would work it out from, as written.
-    Implied {
-        /// `--project-directory` (or its old name `--workdir`), the last one given.
-        dir: Option<String>,
-        /// `-f`/`--file`, in order.
-        files: Vec<String>,
-        /// `--env-file`, in order.
-        env_files: Vec<String>,
-    },
+    /// Not named in argv: compose works it out from the files these options point at.
+    Implied(ComposeFiles),
     /// It could not be worked out: why.
     Unknown(String),
+}
+
+/// The options of a compose call that choose its files, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ComposeFiles {
+    /// `--project-directory` (or its old name `--workdir`), the last one given.
+    pub dir: Option<String>,
+    /// `-f`/`--file`, in order.
+    pub files: Vec<String>,
+    /// `--env-file`, in order.
+    pub env_files: Vec<String>,
 }
 
 /// One HTTP request as the endpoint rules see it (`policy/endpoints.yaml`).
@@ -173,6 +180,7 @@ impl Action {
             fallback: None,
             http: None,
             targets: Vec::new(),
+            compose: None,
         }
     }
 

@@ -122,9 +122,7 @@ pub fn parts(command: &str) -> Result<(Option<String>, Vec<Part>), String> {
     // A compose service's project, from what the command shows (the gate cannot read the
     // remote host's files).
     for (_, p) in &mut out {
-        crate::compose::resolve_targets(&mut p.inv, &|dir, files, _| {
-            crate::compose::resolve_remote(cd.as_deref(), dir, files)
-        });
+        crate::compose::resolve_targets(&mut p.inv, &|f| crate::compose::resolve_remote(cd.as_deref(), &f.dir, &f.files));
     }
     Ok((cd, out.into_iter().map(|(_, p)| p).collect()))
 }

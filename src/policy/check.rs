@@ -33,7 +33,7 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
         Ok(p) => base.policies = p,
         Err(e) => out.push(e.to_string()),
     }
-    let judge = |argv: &[String], tier: u8, inputs: &grammar::Inputs| judge(policy, &base, argv, tier, inputs);
+    let judge = |argv: &[String], tier: u8, ex: &super::Examples| judge(policy, &base, argv, tier, ex);
     for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
         if ex.allow.is_empty() && ex.refuse.is_empty() {
             out.push(format!("rule {} has no examples", rule.id));
@@ -44,7 +44,7 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
             Required::Never => 3,
         };
         for argv in &ex.allow {
-            let d = judge(argv, tier, &ex.inputs);
+            let d = judge(argv, tier, ex);
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "rule {}: allow example `{} {}` is {} by rule {} at tier {tier}",
@@ -56,7 +56,7 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
                 ));
             }
             if tier > 1 {
-                let below = judge(argv, tier - 1, &ex.inputs);
+                let below = judge(argv, tier - 1, ex);
                 if below.verdict != Verdict::Refuse {
                     out.push(format!(
                         "rule {}: allow example `{} {}` is not refused at tier {}",
@@ -69,7 +69,7 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
             }
         }
         for argv in &ex.refuse {
-            let d = judge(argv, tier, &ex.inputs);
+            let d = judge(argv, tier, ex);
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -101,7 +101,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
         };
         let mine = |argv: &&Vec<String>| argv.first().map(String::as_str) == Some(policy.tool.name());
         for argv in ex.allow.iter().filter(mine) {
-            let d = judge(policy, &base, &argv[1..], tier, &grammar::Inputs::default());
+            let d = judge(policy, &base, &argv[1..], tier, &super::Examples::default());
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is {} by rule {} at tier {tier}",
@@ -111,7 +111,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
                     d.rule
                 ));
             }
-            if tier > 1 && judge(policy, &base, &argv[1..], tier - 1, &grammar::Inputs::default()).verdict != Verdict::Refuse {
+            if tier > 1 && judge(policy, &base, &argv[1..], tier - 1, &super::Examples::default()).verdict != Verdict::Refuse {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is not refused at tier {}",
                     rule.id,
@@ -121,7 +121,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in ex.refuse.iter().filter(mine) {
-            let d = judge(policy, &base, &argv[1..], tier, &grammar::Inputs::default());
+            let d = judge(policy, &base, &argv[1..], tier, &super::Examples::default());
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -140,8 +140,14 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
 /// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
 /// and a scope check finds no changed file (path rules are the skills' business, not the
 /// policy examples'). `inputs` is what the example's stdin holds.
-fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, inputs: &grammar::Inputs) -> crate::decision::Decision {
-    let inv = grammar::parse_scripts(policy.tool, argv, inputs);
+fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super::Examples) -> crate::decision::Decision {
+    let mut inv = grammar::parse_scripts(policy.tool, argv, &ex.inputs);
+    // The example's compose file, as the gate would have read it from /srv/app.
+    if let Some(text) = &ex.compose {
+        for a in inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
+            crate::compose::mark(a, &crate::compose::judge_text(text, std::path::Path::new("/srv/app")));
+        }
+    }
     let mut req = base.clone();
     req.env_tier = Some(tier.to_string());
     let d = decide(&inv, policy, &req);

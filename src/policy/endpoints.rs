@@ -295,6 +295,7 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             allow: ex.allow,
             refuse: ex.refuse,
             inputs: Default::default(),
+            compose: None,
         });
         rules.push(Endpoint {
             id: e.id,

@@ -100,6 +100,9 @@ pub struct ExamplesFile {
     /// stdin is a terminal for these examples.
     #[serde(default)]
     pub terminal: bool,
+    /// What the compose file of these examples holds (docker `compose up`).
+    #[serde(default)]
+    pub compose: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -240,6 +243,8 @@ pub struct Examples {
     pub refuse: Vec<Vec<String>>,
     /// The scripts the examples read, as the gate would have read them.
     pub inputs: crate::grammar::Inputs,
+    /// The compose file the examples' `compose up` reads.
+    pub compose: Option<String>,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -452,6 +457,7 @@ impl Policy {
                             },
                             files: Vec::new(),
                         },
+                        compose: e.compose,
                     })
                     .unwrap_or_default(),
             );

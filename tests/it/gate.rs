@@ -351,3 +351,58 @@ fn the_admin_cli_ends_quietly_when_its_reader_goes_away() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `compose up` at tier 2 reads the compose file the way compose finds it: what it asks for that
+/// `docker run` needs tier 3 or more for refuses the call, and the real docker never runs.
+#[test]
+fn a_compose_file_that_asks_for_more_than_tier_2_refuses_compose_up() {
+    let env = TestEnv::new(3, "");
+    let app = env.path("app");
+    std::fs::create_dir_all(app.join("sub")).unwrap();
+    let up = |dir: &std::path::Path, args: &[&str]| {
+        let mut c = env.cmd("docker", args);
+        c.current_dir(dir).env("CLAUDEOPS_TIER", "2");
+        crate::harness::Run { out: c.output().unwrap() }
+    };
+    std::fs::write(
+        app.join("compose.yaml"),
+        "services:\n  web:\n    image: nginx\n    volumes: [./html:/html:ro]\n",
+    )
+    .unwrap();
+    let r = up(&app, &["compose", "up", "-d", "web"]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    env.forget("docker");
+    for (file, text) in [
+        ("compose.yaml", "services:\n  web: {image: nginx, privileged: true}\n"),
+        (
+            "compose.yaml",
+            "services:\n  web:\n    image: x\n    volumes: [/var/run/docker.sock:/s]\n",
+        ),
+        ("compose.yaml", "services:\n  web: {image: x, pid: host}\n"),
+        // The override file compose adds beside it counts too.
+        ("compose.override.yaml", "services:\n  web: {cap_add: [SYS_ADMIN]}\n"),
+    ] {
+        std::fs::write(app.join("compose.yaml"), "services:\n  web: {image: nginx}\n").unwrap();
+        let _ = std::fs::remove_file(app.join("compose.override.yaml"));
+        std::fs::write(app.join(file), text).unwrap();
+        // From a directory below, compose finds the file in a parent: so does the gate.
+        let r = up(&app.join("sub"), &["compose", "up", "-d", "web"]);
+        assert_eq!(r.code(), 77, "{text}: {}", r.stderr());
+        assert!(r.stderr().contains("requires tier 3"), "{}", r.stderr());
+        assert_eq!(env.last_audit()["rule"], "docker.compose.file-escalates");
+        assert_eq!(env.received("docker"), None, "{text}");
+    }
+    // Named with -f from elsewhere, and a file that is not YAML.
+    std::fs::write(env.path("evil.yml"), "services:\n  web: {image: x, network_mode: host}\n").unwrap();
+    let r = up(&app, &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    std::fs::write(app.join("compose.yaml"), "services: [\n").unwrap();
+    let r = up(&app, &["compose", "up", "-d", "web"]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert_eq!(env.last_audit()["rule"], "docker.compose.file-unread");
+    assert_eq!(env.received("docker"), None);
+    // Tier 3 may.
+    let mut c = env.cmd("docker", &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
+    c.current_dir(&app).env("CLAUDEOPS_TIER", "3");
+    assert_eq!(c.output().unwrap().status.code(), Some(0));
+}
