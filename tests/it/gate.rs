@@ -351,3 +351,16 @@ fn the_admin_cli_ends_quietly_when_its_reader_goes_away() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_pinned_pgservice_without_a_pinned_service_file_refuses_the_call() {
+    let env = TestEnv::new(3, "env: {PGSERVICE: monitor}\n");
+    let out = env.cmd("psql", &["-c", "select 1"]).env("CLAUDEOPS_TIER", "1").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(
+        stderr.contains("tiershim.yaml") && stderr.contains("`env.PGSERVICEFILE`"),
+        "{stderr}"
+    );
+    assert!(env.received("psql").is_none());
+}
