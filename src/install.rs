@@ -170,6 +170,26 @@ impl InstallConfig {
                 return Err(invalid(format!("`env.{var}` is not a variable name")));
             }
         }
+        // libpq looks a service up in PGSERVICEFILE, else in ~/.pg_service.conf, which the agent
+        // can write; its section may set `user=` and `options=-c default_transaction_read_only=off`.
+        if file.env.contains_key("PGSERVICE") {
+            match file.env.get("PGSERVICEFILE") {
+                None => {
+                    return Err(invalid(
+                        "`env.PGSERVICE` is pinned without `env.PGSERVICEFILE`, so libpq would read the service from \
+                         ~/.pg_service.conf, which the agent can write: pin `env.PGSERVICEFILE` to the absolute path of a \
+                         service file only the operator can write"
+                            .into(),
+                    ));
+                }
+                Some(f) if !Path::new(f).is_absolute() => {
+                    return Err(invalid(format!(
+                        "`env.PGSERVICEFILE: {f}` is not an absolute path (libpq would resolve it against the agent's working directory)"
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
         let cooldown_lock_wait = match file.cooldown_lock_wait {
             None => crate::cooldown::store::LOCK_WAIT,
             Some(w) if w > 0.0 && w <= 600.0 => std::time::Duration::from_secs_f64(w),
@@ -285,6 +305,13 @@ mod tests {
     }
 
     #[test]
+    fn a_pinned_service_comes_with_its_pinned_file() {
+        let c = parse("tier: 1\nenv: {PGSERVICE: monitor, PGSERVICEFILE: /etc/tiershim/pg_service.conf}\n").unwrap();
+        assert_eq!(c.env["PGSERVICEFILE"], "/etc/tiershim/pg_service.conf");
+        assert!(parse("tier: 1\nenv: {PGUSER: monitor}\n").is_ok());
+    }
+
+    #[test]
     fn hosts_are_bare_names_or_addresses() {
         let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
         assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);
@@ -317,6 +344,14 @@ mod tests {
             ),
             ("tier: 1\ncooldown_state: s.json\ncooldown_lock_wait: x\n", "tiershim.yaml"),
             ("tier: [1\n", "tiershim.yaml"),
+            (
+                "tier: 1\nenv: {PGSERVICE: monitor}\n",
+                "`env.PGSERVICE` is pinned without `env.PGSERVICEFILE`",
+            ),
+            (
+                "tier: 1\nenv: {PGSERVICE: monitor, PGSERVICEFILE: pg_service.conf}\n",
+                "`env.PGSERVICEFILE: pg_service.conf` is not an absolute path",
+            ),
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");

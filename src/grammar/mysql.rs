@@ -23,8 +23,10 @@ use crate::grammar::sql::{self, Dialect};
 use crate::grammar::{Action, Claim, Input, Inputs, Invocation, Sources};
 use crate::tool::Tool;
 
-/// `--no-defaults` must be the first argument to count: no option file is read.
-pub const PREPEND: &[&str] = &["--no-defaults"];
+/// `--no-defaults` must be the first argument to count: no option file is read. The character
+/// set is pinned so the client's default (`auto`, from the caller's locale) never picks one the
+/// gate cannot lex; a `--default-character-set` in the call comes later and wins, and is judged.
+pub const PREPEND: &[&str] = &["--no-defaults", "--default-character-set=utf8mb4"];
 
 /// The MariaDB 10.11 client's options (`client/mysql.cc` `my_long_options`) that the gate lets
 /// through or judges. Others (`--debug`, `--server-arg`, `--defaults-*`, `--print-defaults`, …)
@@ -248,6 +250,15 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
             "pager" if !off => out.push(Action::new("option pager")),
             "tee" if !off => out.push(Action::new("option tee")),
             "plugin-dir" | "default-auth" | "character-sets-dir" => out.push(Action::new(format!("option {}", f.id))),
+            "default-character-set" => {
+                // `--skip-` puts back the default, `auto`: the caller's locale.
+                let a = Action::new("option default-character-set");
+                out.push(if off || !sql::safe_client_charset(value, Dialect::MySql) {
+                    a.mark("charset")
+                } else {
+                    a
+                });
+            }
             _ => {}
         }
     }
@@ -334,11 +345,16 @@ fn script(text: &str) -> Result<Vec<Action>, String> {
     for piece in pieces(text, true)? {
         match piece {
             Piece::Sql(s) => out.extend(sql::statement(&s, Dialect::MySql)?),
-            Piece::Command(verb) => {
+            Piece::Command(verb, argument) => {
                 if verb == "command delimiter" {
                     return Err("the delimiter command moves where statements end".into());
                 }
-                out.push(Action::new(verb));
+                let a = Action::new(verb);
+                out.push(if verb == "command charset" && charset_change(&argument) {
+                    a.mark("charset")
+                } else {
+                    a
+                });
             }
         }
     }
@@ -356,10 +372,25 @@ fn statements(text: &str) -> Result<Vec<Action>, String> {
     Ok(out)
 }
 
+/// Whether a `charset`/`\\C` argument switches the client to a character set the gate cannot lex
+/// ([`sql::safe_client_charset`]). The client's `get_arg` takes the first word, or a quoted
+/// one; only a plain word is read here. No argument only prints a usage line.
+fn charset_change(argument: &str) -> bool {
+    let Some(word) = argument
+        .split(|c: char| c.is_ascii_whitespace() || c == ';')
+        .find(|w| !w.is_empty())
+    else {
+        return false;
+    };
+    let plain = word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    !(plain && sql::safe_client_charset(word, Dialect::MySql))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
     Sql(String),
-    Command(&'static str),
+    /// A client command's verb and the text of its argument (up to the `;` or line end).
+    Command(&'static str, String),
 }
 
 /// Split as the client's `add_line` does: quotes (`'`, `"`, `` ` ``), comments (`#`, `-- `,
@@ -389,9 +420,11 @@ fn pieces(text: &str, commands: bool) -> Result<Vec<Piece>, String> {
                 .collect::<String>()
                 .to_ascii_lowercase();
             if let Some((_, _, verb, _)) = COMMANDS.iter().find(|(name, _, _, _)| *name == word) {
-                out.push(Piece::Command(verb));
                 // The long form takes its line up to a `;`; what follows the `;` is read on.
-                i = argument_end(b, i);
+                let end = argument_end(b, i);
+                let start = (i + (rest.len() - trimmed.len()) + word.len()).min(end);
+                out.push(Piece::Command(verb, text[start..end].to_string()));
+                i = end;
                 buf.clear();
                 continue;
             }
@@ -462,10 +495,11 @@ fn pieces(text: &str, commands: bool) -> Result<Vec<Piece>, String> {
                     }
                     Some((_, _, verb, takes_argument)) => {
                         push_sql(&mut buf, &mut out);
-                        out.push(Piece::Command(verb));
                         // An argument runs to a `;` or the end of the line, and the client reads
                         // on after it; a command without one is followed by more input at once.
-                        i = if *takes_argument { argument_end(b, i) } else { i + 2 };
+                        let end = if *takes_argument { argument_end(b, i) } else { i + 2 };
+                        out.push(Piece::Command(verb, text[i + 2..end].to_string()));
+                        i = end;
                     }
                     None => return Err(format!("an unknown client command \\{ch}")),
                 }
@@ -585,6 +619,78 @@ mod tests {
             verbs(&["--init-command=set autocommit=0", "-e", "select 1"]),
             vec!["init-command", "sql set", "sql select"]
         );
+    }
+
+    fn marked(words: &[&str]) -> Vec<String> {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.actions
+            .into_iter()
+            .map(|a| {
+                if a.marks.is_empty() {
+                    a.verb
+                } else {
+                    format!("{} [{}]", a.verb, a.marks.into_iter().collect::<Vec<_>>().join(","))
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_default_character_set_the_gate_cannot_lex_is_marked_in_every_spelling() {
+        let gbk_trick = "select 1 as `丁` # `\\! touch /tmp/x #";
+        for words in [
+            &["--default-character-set=gbk", "-e", gbk_trick][..],
+            &["--default-character-set", "GBK", "-e", gbk_trick],
+            &["--default_character_set=sjis", "-e", gbk_trick],
+            &["--default-char=big5", "-e", gbk_trick],
+            &["--loose-default-character-set=cp932", "-e", gbk_trick],
+            &["-e", gbk_trick, "--default-character-set=gb18030"],
+            &["--default-character-set=auto", "-e", gbk_trick],
+            &["--default-character-set=utf8mb4", "--default-character-set=gb2312", "-e", gbk_trick],
+        ] {
+            let got = marked(words);
+            assert!(
+                got.contains(&"option default-character-set [charset]".to_string()),
+                "{words:?}: {got:?}"
+            );
+        }
+        for cs in ["utf8mb4", "UTF8", "utf8mb3", "latin1", "ascii", "binary"] {
+            let opt = format!("--default-character-set={cs}");
+            assert_eq!(
+                marked(&[&opt, "-e", "select 1"]),
+                vec!["option default-character-set", "sql select"],
+                "{cs}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_charset_client_command_to_an_unsafe_set_is_marked() {
+        assert_eq!(marked(&["-e", "charset gbk"]), vec!["command charset [charset]"]);
+        assert_eq!(
+            marked(&["-e", "CHARSET sjis;\nselect 1"]),
+            vec!["command charset [charset]", "sql select"]
+        );
+        assert_eq!(
+            marked(&["-e", "select 1 \\C big5"]),
+            vec!["sql select", "command charset [charset]"]
+        );
+        assert_eq!(marked(&["-e", "\\Ccp932"]), vec!["command charset [charset]"]);
+        assert_eq!(marked(&["-e", "\\C 'utf8'"]), vec!["command charset [charset]"]);
+        assert_eq!(marked(&["-e", "charset utf8mb4; select 1"]), vec!["command charset", "sql select"]);
+        assert_eq!(marked(&["-e", "\\C latin1"]), vec!["command charset"]);
+        assert_eq!(marked(&["-e", "\\C"]), vec!["command charset"]);
+        assert_eq!(marked(&["-e", "set names gbk; select 1"]), vec!["sql set [charset]", "sql select"]);
+        assert_eq!(
+            marked(&["--init-command=SET NAMES sjis", "-e", "select 1"]),
+            vec!["init-command", "sql set [charset]", "sql select"]
+        );
+    }
+
+    #[test]
+    fn the_client_character_set_is_pinned_after_no_defaults() {
+        assert_eq!(PREPEND, &["--no-defaults", "--default-character-set=utf8mb4"]);
     }
 
     #[test]

@@ -356,7 +356,9 @@ const CONNINFO_KEYS: &[&str] = &[
 
 /// A dbname that libpq expands (`recognized_connection_string`: a URI prefix or any `=`) becomes
 /// a `conninfo` action; marks for the keys that change the session (`options` passes `-c GUC`,
-/// `service` reads them from a file the call does not show) or the protocol (`replication`).
+/// `service` reads them from a file the call does not show), the protocol (`replication`), or
+/// the client encoding the server reads the SQL in (`charset`: `client_encoding` other than
+/// UTF8, [`sql::safe_client_charset`]).
 /// The user it names is a role claim.
 fn conninfo(s: &str, claims: &mut Vec<Claim>) -> Result<Option<Action>, String> {
     let pairs = if let Some(rest) = s.strip_prefix("postgresql://").or_else(|| s.strip_prefix("postgres://")) {
@@ -374,6 +376,9 @@ fn conninfo(s: &str, claims: &mut Vec<Claim>) -> Result<Option<Action>, String> 
         }
         if matches!(key.as_str(), "options" | "service" | "replication") {
             a.add(key.as_str());
+        }
+        if key == "client_encoding" && !sql::safe_client_charset(&value, Dialect::Postgres) {
+            a.add("charset");
         }
         if key == "user" {
             claims.push(role(&value, "user= in the connection string"));
@@ -614,11 +619,26 @@ fn meta_command(body: &str) -> Vec<Action> {
     {
         a.add("program");
     }
+    if verb == "\\encoding" && encoding_change(rest) {
+        a.add("charset");
+    }
     let mut out = vec![a];
     if body.contains('`') {
         out.push(Action::new("backquote").mark("meta-command"));
     }
     out
+}
+
+/// Whether `\encoding`'s argument (`rest`, the text after the name) switches the client to an
+/// encoding other than UTF8. Without an argument it only prints the encoding. The argument must
+/// be a plain word: quotes, escapes and `:variables` are read by psql, not here.
+fn encoding_change(rest: &str) -> bool {
+    let arg = rest.split('\\').next().unwrap_or_default();
+    let Some(word) = arg.split([' ', '\t', '\n', '\r', '\x0c']).find(|w| !w.is_empty()) else {
+        return false;
+    };
+    let plain = word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    !(plain && sql::safe_client_charset(word, Dialect::Postgres))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1340,6 +1360,63 @@ mod tests {
         assert_eq!(
             problem(&["-l", "-d", "host=db sslkeylogfile=/tmp/k"]),
             "connection string keyword \"sslkeylogfile\" is not one libpq accepts"
+        );
+    }
+
+    #[test]
+    fn a_client_encoding_other_than_utf8_is_marked_in_every_connection_string_form() {
+        let sjis = r"select E'Á\'; delete from t; --'";
+        for words in [
+            &["-d", "dbname=app client_encoding=SJIS", "-c", sjis][..],
+            &["dbname=app client_encoding = 'sjis'", "-c", sjis],
+            &["-d", "client_encoding=auto", "-c", sjis],
+            &["--dbname=host=db client_encoding=BIG5", "-c", sjis],
+            &["postgresql://db/app?client_encoding=SJIS", "-c", sjis],
+            &["postgres:///app?sslmode=disable&client%5Fencoding=GBK", "-c", sjis],
+            &["postgresql:///app?%63lient_encoding=%53JIS", "-c", sjis],
+        ] {
+            assert_eq!(
+                actions_of(words),
+                vec![act("conninfo", &["charset"]), act("sql select", &[])],
+                "{words:?}"
+            );
+        }
+        for words in [
+            &["-d", "dbname=app client_encoding=UTF8", "-c", "select 1"][..],
+            &["postgresql://db/app?client_encoding=utf-8", "-c", "select 1"],
+        ] {
+            assert_eq!(actions_of(words), vec![act("conninfo", &[]), act("sql select", &[])], "{words:?}");
+        }
+        // libpq keywords are case-sensitive: this one is not a keyword at all.
+        assert!(problem(&["-d", "CLIENT_ENCODING=SJIS", "-c", "select 1"]).contains("not one libpq accepts"));
+    }
+
+    #[test]
+    fn encoding_meta_command_with_a_non_utf8_argument_is_marked() {
+        assert_eq!(actions_of(&["-c", "\\encoding"]), vec![act("\\encoding", &[])]);
+        assert_eq!(actions_of(&["-c", "\\encoding UTF8"]), vec![act("\\encoding", &[])]);
+        assert_eq!(actions_of(&["-c", "\\encoding  utf-8 \\\\ select 1"]), vec![act("\\encoding", &[])]);
+        for arg in ["SJIS", "sjis", "'SJIS'", "'UTF8'x", ":enc", "auto", "big5"] {
+            let words = ["-c".to_string(), format!("\\encoding {arg}")];
+            let inv = parse(&words);
+            assert_eq!(inv.problem, None, "{arg}");
+            assert_eq!(inv.actions, vec![act("\\encoding", &["charset"])], "{arg}");
+        }
+        // In a script, the switch and whatever it hides after it.
+        let inv = with_stdin(&[], "\\encoding SJIS\nselect E'Á\\'; \\! touch /tmp/x\n--';\n");
+        assert_eq!(inv.problem, None);
+        assert_eq!(inv.actions[..2], [act("script", &["stdin"]), act("\\encoding", &["charset"])]);
+    }
+
+    #[test]
+    fn sql_that_sets_the_client_encoding_is_marked() {
+        assert_eq!(
+            actions_of(&["-c", "set client_encoding = 'SJIS'", "-c", "select 1"]),
+            vec![act("sql set", &["charset"]), act("sql select", &[])]
+        );
+        assert_eq!(
+            verbs(&["-c", "select set_config('client_encoding', 'SJIS', false)"]),
+            vec!["function pg_catalog.set_config", "sql select"]
         );
     }
 

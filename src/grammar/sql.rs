@@ -5,7 +5,8 @@
 //! `SELECT … INTO`, no row locks, or `EXPLAIN` without `ANALYZE` over such a query, or `SHOW`.
 //! `COPY` is `sql copy to` or `sql copy from`. Anything else becomes `sql <first keyword>`
 //! (`sql insert`, `sql drop`, `sql set`, …) for the policy to place, with marks for what makes it
-//! worse (`program`, `server-file`, `role`).
+//! worse (`program`, `server-file`, `role`, and `charset` for a `SET` that moves the client to a
+//! character set the gate's UTF-8 lexers cannot follow, see [`safe_client_charset`]).
 //!
 //! Every function call becomes an action of its own, `function <schema>.<name>`, whose fallback
 //! verb is its class: for PostgreSQL the volatility that `pg_catalog` gives it
@@ -21,7 +22,7 @@ use std::ops::ControlFlow;
 use std::sync::LazyLock;
 
 use sqlparser::ast::{
-    CopyTarget, Expr, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
+    CopyTarget, Expr, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, Set, SetExpr, Statement, TableFactor, Visit, Visitor,
 };
 use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect};
 use sqlparser::parser::Parser;
@@ -101,6 +102,11 @@ fn classify(stmt: &Statement, dialect: Dialect) -> Result<Vec<Action>, String> {
             if matches!(first.as_str(), "create" | "alter" | "drop") && rest.iter().any(|w| matches!(w.as_str(), "role" | "user" | "group"))
             {
                 a.add("role");
+            }
+            if let Statement::Set(set) = other
+                && sets_unsafe_charset(set, dialect)
+            {
+                a.add("charset");
             }
             a
         }
@@ -199,6 +205,72 @@ impl Visitor for Walk {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Character sets a client may talk in without the server splitting text differently from the
+/// gate's lexers, which read the text as UTF-8. In GBK, Big5, Shift-JIS and their kin the second
+/// byte of a character can be `\` (0x5C) or another ASCII byte, so `E'Á\'` ends somewhere
+/// else on the server: a backslash the gate saw is gone. `auto` (the client's locale) and
+/// anything else is unsafe.
+///
+/// PostgreSQL (`pg_char_to_encoding`) ignores case and every character but letters and digits,
+/// so `UTF-8`, `utf_8` and `Unicode` are UTF8; only UTF8 is allowed. MySQL/MariaDB names are
+/// exact but case-insensitive; the allowed ones are UTF-8 or one byte per character.
+pub fn safe_client_charset(name: &str, dialect: Dialect) -> bool {
+    if !name.is_ascii() {
+        return false;
+    }
+    match dialect {
+        Dialect::Postgres => {
+            let clean: String = name
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            matches!(clean.as_str(), "utf8" | "unicode")
+        }
+        Dialect::MySql => ["utf8", "utf8mb3", "utf8mb4", "latin1", "ascii", "binary"]
+            .iter()
+            .any(|safe| name.eq_ignore_ascii_case(safe)),
+    }
+}
+
+/// Whether a `SET` moves the session's client character set (PostgreSQL `client_encoding` or
+/// `NAMES`; MySQL `NAMES` or `character_set_client`, `_connection`, `_results`) to anything but
+/// a [`safe_client_charset`]. `SET NAMES DEFAULT` counts: the default is the server's.
+fn sets_unsafe_charset(set: &Set, dialect: Dialect) -> bool {
+    let names: &[&str] = match dialect {
+        Dialect::Postgres => &["client_encoding", "names"],
+        Dialect::MySql => &["names", "character_set_client", "character_set_connection", "character_set_results"],
+    };
+    let unsafe_value = |variable: &ObjectName, value: String| {
+        let shown = variable.to_string();
+        let last = shown.rsplit('.').next().unwrap_or_default();
+        let last = last.trim_start_matches('@').trim_matches(['`', '"']).to_ascii_lowercase();
+        if !names.contains(&last.as_str()) {
+            return false;
+        }
+        let value = value.trim();
+        let bare = ['\'', '"', '`']
+            .iter()
+            .find_map(|q| value.strip_prefix(*q).and_then(|v| v.strip_suffix(*q)))
+            .unwrap_or(value);
+        !safe_client_charset(bare, dialect)
+    };
+    match set {
+        Set::SingleAssignment { variable, values, .. } => {
+            let value = values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+            unsafe_value(variable, value)
+        }
+        Set::MultipleAssignments { assignments } => assignments.iter().any(|a| unsafe_value(&a.name, a.value.to_string())),
+        Set::ParenthesizedAssignments { variables, values } => {
+            let value = values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+            variables.iter().any(|v| unsafe_value(v, value.clone()))
+        }
+        Set::SetNames { charset_name, .. } => !safe_client_charset(&charset_name.value, dialect),
+        Set::SetNamesDefault {} => true,
+        _ => false,
     }
 }
 
@@ -372,6 +444,96 @@ mod tests {
             verbs("copy (select now()) to stdout"),
             vec!["function pg_catalog.now", "sql copy to"]
         );
+    }
+
+    #[test]
+    fn a_set_to_a_client_encoding_other_than_utf8_is_marked() {
+        for sql in [
+            "set client_encoding = 'SJIS'",
+            "SET client_encoding TO sjis",
+            "set session client_encoding = 'BIG5'",
+            "set local client_encoding to 'GBK'",
+            "set client_encoding = 'auto'",
+            "set client_encoding to default",
+            "set client_encoding = 'UTF8', 'SJIS'",
+        ] {
+            assert_eq!(verbs(sql), vec!["sql set [charset]"], "{sql}");
+        }
+        for sql in [
+            "set client_encoding = 'UTF8'",
+            "SET client_encoding TO 'utf-8'",
+            "set client_encoding = unicode",
+        ] {
+            assert_eq!(verbs(sql), vec!["sql set"], "{sql}");
+        }
+        // PostgreSQL's SET NAMES is SET client_encoding.
+        assert_eq!(verbs("set names 'SJIS'"), vec!["sql set [charset]"]);
+        assert_eq!(verbs("SET NAMES 'UTF8'"), vec!["sql set"]);
+    }
+
+    #[test]
+    fn a_mysql_set_to_an_unsafe_client_charset_is_marked() {
+        let my = |sql: &str| -> Vec<String> {
+            statement(sql, Dialect::MySql)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                .into_iter()
+                .map(|a| {
+                    if a.marks.is_empty() {
+                        a.verb
+                    } else {
+                        format!("{} [{}]", a.verb, a.marks.into_iter().collect::<Vec<_>>().join(","))
+                    }
+                })
+                .collect()
+        };
+        for sql in [
+            "SET NAMES gbk",
+            "set names 'sjis' collate 'sjis_japanese_ci'",
+            "SET NAMES DEFAULT",
+            "set character_set_client = big5",
+            "SET @@session.character_set_client = 'gb18030'",
+            "set autocommit = 0, character_set_connection = cp932",
+        ] {
+            assert_eq!(my(sql), vec!["sql set [charset]"], "{sql}");
+        }
+        for sql in [
+            "SET NAMES utf8mb4",
+            "set names 'latin1'",
+            "set character_set_client = UTF8",
+            "set autocommit = 0",
+        ] {
+            assert_eq!(my(sql), vec!["sql set"], "{sql}");
+        }
+    }
+
+    #[test]
+    fn only_utf8_and_single_byte_charsets_are_safe_for_a_client() {
+        for name in ["UTF8", "utf-8", "Utf_8", "unicode"] {
+            assert!(safe_client_charset(name, Dialect::Postgres), "{name}");
+        }
+        for name in [
+            "SJIS",
+            "sjis",
+            "BIG5",
+            "GBK",
+            "GB18030",
+            "EUC_JP",
+            "LATIN1",
+            "SQL_ASCII",
+            "auto",
+            "",
+            "ｕｔｆ８",
+        ] {
+            assert!(!safe_client_charset(name, Dialect::Postgres), "{name}");
+        }
+        for name in ["utf8", "UTF8MB4", "utf8mb3", "latin1", "ascii", "binary"] {
+            assert!(safe_client_charset(name, Dialect::MySql), "{name}");
+        }
+        for name in [
+            "gbk", "sjis", "cp932", "big5", "gb2312", "gb18030", "ujis", "eucjpms", "auto", "utf-8", "default",
+        ] {
+            assert!(!safe_client_charset(name, Dialect::MySql), "{name}");
+        }
     }
 
     #[test]

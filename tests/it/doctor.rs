@@ -121,6 +121,8 @@ fn a_config_that_does_not_parse_or_names_another_ceiling_fails_the_config_check(
     s.fails_with("unparseable", &["tier1: ", "tiershim.yaml", "fix the file"]);
     std::fs::write(s.cfg(1), good.replace("tier: 1", "tier: 3")).unwrap();
     s.fails_with("ceiling", &["says `tier: 3` in the directory of tier 1"]);
+    std::fs::write(s.cfg(1), format!("{good}env: {{PGSERVICE: monitor}}\n")).unwrap();
+    s.fails_with("service without its file", &["tier1: ", "`env.PGSERVICE`", "`env.PGSERVICEFILE`"]);
     std::fs::write(s.cfg(1), &good).unwrap();
     chmod(&s.cfg(1), 0o664);
     s.fails_with("group-writable", &["writable by group or others"]);

@@ -405,4 +405,16 @@ fn a_compose_file_that_asks_for_more_than_tier_2_refuses_compose_up() {
     let mut c = env.cmd("docker", &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
     c.current_dir(&app).env("CLAUDEOPS_TIER", "3");
     assert_eq!(c.output().unwrap().status.code(), Some(0));
+
+#[test]
+fn a_pinned_pgservice_without_a_pinned_service_file_refuses_the_call() {
+    let env = TestEnv::new(3, "env: {PGSERVICE: monitor}\n");
+    let out = env.cmd("psql", &["-c", "select 1"]).env("CLAUDEOPS_TIER", "1").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(
+        stderr.contains("tiershim.yaml") && stderr.contains("`env.PGSERVICEFILE`"),
+        "{stderr}"
+    );
+    assert!(env.received("psql").is_none());
 }

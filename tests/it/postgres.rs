@@ -239,6 +239,65 @@ fn below_tier_3_every_session_is_read_only_whatever_the_caller_sets() {
     }
 }
 
+/// In SJIS the bytes of `Á` (UTF-8 C3 81) are a half-width kana and the lead byte 0x81, which
+/// swallows the backslash after it: to a server reading SJIS, `E'Á\'` is a closed string and the
+/// rest of the text runs. The gate reads UTF-8, where the whole text is one string.
+const SJIS_SET: &str = "select E'Á\\'; set default_transaction_read_only = off; --'";
+const SJIS_DELETE: &str = "select E'Á\\'; delete from t; --'";
+
+#[test]
+fn a_non_utf8_client_encoding_cannot_split_sql_behind_the_gate() {
+    let d = Db::new(3, "");
+    // The caller's PGCLIENTENCODING is replaced by UTF8 (at tier 1 without that, the server ran
+    // the SET and the DELETE).
+    for tier in [1u8, 2] {
+        let r = d.psql(
+            tier,
+            &["-At", "-c", SJIS_SET, "-c", SJIS_DELETE],
+            None,
+            &[("PGCLIENTENCODING", "SJIS")],
+        );
+        assert_eq!(r.code(), 0, "tier {tier}: {}", r.stderr());
+        assert_eq!(
+            r.stdout(),
+            "Á'; set default_transaction_read_only = off; --\nÁ'; delete from t; --\n",
+            "tier {tier}: the server read each -c as one string"
+        );
+        assert_eq!(d.state(), UNCHANGED, "tier {tier}: the SJIS split ran");
+    }
+    let r = d.psql(1, &["-At", "-c", "show client_encoding"], None, &[("PGCLIENTENCODING", "SJIS")]);
+    assert_eq!((r.code(), r.stdout()), (0, "UTF8\n".into()), "{}", r.stderr());
+
+    // Every other way to ask for SJIS is refused before psql runs.
+    let mark = d.marker("created");
+    let script = format!("\\encoding SJIS\nselect E'Á\\'; \\! touch {}\n--';\n", mark.display());
+    let dbname = format!("dbname={} client_encoding=SJIS", d.db);
+    let uri = format!("postgresql:///{}?client%5Fencoding=SJIS", d.db);
+    let cases: Vec<(Vec<&str>, Option<&str>, &str)> = vec![
+        (vec!["-d", &dbname, "-c", SJIS_DELETE], None, "psql.conninfo.charset"),
+        (vec![&uri, "-c", SJIS_DELETE], None, "psql.conninfo.charset"),
+        (vec![], Some(&script), "psql.meta.encoding"),
+        (
+            vec!["-c", "set client_encoding = 'SJIS'", "-c", SJIS_DELETE],
+            None,
+            "psql.sql.charset",
+        ),
+    ];
+    for tier in [1u8, 2] {
+        for (args, stdin, rule) in &cases {
+            let r = d.psql(tier, args, *stdin, &[]);
+            assert_eq!(
+                (r.code(), d.env.last_audit()["rule"].as_str().unwrap_or("?")),
+                (77, *rule),
+                "tier {tier}: psql {args:?} stdin {stdin:?}\nstderr: {}",
+                r.stderr()
+            );
+            assert_eq!(d.state(), UNCHANGED, "tier {tier}: psql {args:?} changed the database");
+            assert!(!mark.exists(), "tier {tier}: psql {args:?} stdin {stdin:?} created a file");
+        }
+    }
+}
+
 #[test]
 fn tier_3_writes_land_and_drop_table_is_refused_at_every_tier() {
     let d = Db::new(3, "");
