@@ -578,7 +578,7 @@ impl Segment {
         }
         if self.form {
             return match &self.form_fields {
-                Some(f) if self.data.is_empty() => Body::Fields(f.iter().cloned().collect()),
+                Some(f) if self.data.is_empty() => http::fields(f.iter().cloned()),
                 _ => Body::Opaque,
             };
         }

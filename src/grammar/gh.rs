@@ -792,7 +792,7 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         }
         None if opaque => Body::Opaque,
         None if fields.is_empty() => Body::None,
-        None => Body::Fields(fields),
+        None => http::fields(fields),
     };
     if !p.all("hostname").is_empty() || endpoint.contains("://") {
         a.add("other-host");

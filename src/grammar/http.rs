@@ -6,7 +6,9 @@
 //! Pure: bodies read from files arrive as text the gate read before. Nothing here decides a
 //! tier; `policy/endpoints.yaml` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::grammar::graphql::{self, Operation};
 use crate::grammar::{Action, Body, Http, ScopeTarget};
@@ -65,21 +67,141 @@ fn hex(c: u8) -> Option<u8> {
 }
 
 /// A body as fields: a JSON object's top-level members, or `a=b&c=d` form pairs. Text that
-/// looks like JSON but is not an object, or does not parse, is opaque.
+/// looks like JSON but is not an object, or does not parse, is opaque; so is a body where two
+/// member names fold alike (see [`fold_key`]), at any depth, or a form that repeats a name.
 pub fn body_of(text: &str) -> Body {
     let t = text.trim_start();
     if t.starts_with(['{', '[', '"']) {
-        return match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(serde_json::Value::Object(map)) => Body::Fields(map.into_iter().map(|(k, v)| (k, json_text(&v))).collect()),
+        return match unambiguous_json(text) {
+            Some(serde_json::Value::Object(map)) => fields(map.into_iter().map(|(k, v)| (k, json_text(&v)))),
             _ => Body::Opaque,
         };
     }
-    let mut fields = BTreeMap::new();
-    for pair in text.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        fields.insert(form_decode(k), form_decode(v));
+    fields(
+        text.split('&')
+            .filter(|p| !p.is_empty())
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .map(|(k, v)| (form_decode(k), form_decode(v))),
+    )
+}
+
+/// A body's fields, names as written: opaque when two names fold alike. Go's encoding/json
+/// (Gitea) matches member names to struct fields case-insensitively and lets the last one win,
+/// so `{"head":"a","Head":"b"}` means `head: b` there and `head: a` to a case-sensitive reader
+/// (GitHub); a form repeating a name is read first-wins by some servers and last-wins by
+/// others. Which value a server uses cannot be known, so rules that look at the body match it.
+pub fn fields(pairs: impl IntoIterator<Item = (String, String)>) -> Body {
+    let mut out = BTreeMap::new();
+    let mut folded = BTreeSet::new();
+    for (k, v) in pairs {
+        if !folded.insert(fold_key(&k)) {
+            return Body::Opaque;
+        }
+        out.insert(k, v);
     }
-    Body::Fields(fields)
+    Body::Fields(out)
+}
+
+/// A member name as a case-insensitive reader compares it, at least as widely as Go's
+/// encoding/json does (`foldName`: Unicode simple case folding, where `ſ` (U+017F) is an `s`
+/// and the Kelvin sign (U+212A) a `k`): ASCII lower-cased, anything else upper- then
+/// lower-cased. Folding more than Go only makes rules match more and bodies opaque sooner.
+pub fn fold_key(k: &str) -> String {
+    let mut out = String::with_capacity(k.len());
+    for c in k.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_uppercase().flat_map(char::to_lowercase));
+        }
+    }
+    out
+}
+
+impl Body {
+    /// The value of the field whose name folds like `name` ([`fold_key`]); bodies built by
+    /// [`fields`] have at most one.
+    pub fn field(&self, name: &str) -> Option<&String> {
+        let Body::Fields(f) = self else {
+            return None;
+        };
+        let want = fold_key(name);
+        f.iter().find(|(k, _)| fold_key(k) == want).map(|(_, v)| v)
+    }
+}
+
+/// JSON text parsed, or `None` when it does not parse or an object in it (at any depth) has
+/// two member names that fold alike.
+pub fn unambiguous_json(text: &str) -> Option<serde_json::Value> {
+    serde_json::from_str::<Unambiguous>(text).ok()?;
+    serde_json::from_str(text).ok()
+}
+
+/// The member of a JSON object whose name folds like `name`.
+fn member<'a>(obj: &'a serde_json::Map<String, serde_json::Value>, name: &str) -> Option<&'a serde_json::Value> {
+    let want = fold_key(name);
+    obj.iter().find(|(k, _)| fold_key(k) == want).map(|(_, v)| v)
+}
+
+/// Deserializes any JSON value and fails on an object with two member names that fold alike.
+struct Unambiguous;
+
+impl<'de> Deserialize<'de> for Unambiguous {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnambiguousVisitor)
+    }
+}
+
+struct UnambiguousVisitor;
+
+impl<'de> Visitor<'de> for UnambiguousVisitor {
+    type Value = Unambiguous;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Unambiguous, A::Error> {
+        while seq.next_element::<Unambiguous>()?.is_some() {}
+        Ok(Unambiguous)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Unambiguous, A::Error> {
+        let mut seen = BTreeSet::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if !seen.insert(fold_key(&k)) {
+                return Err(de::Error::custom(format!(
+                    "member {k:?} appears twice (names compared case-insensitively)"
+                )));
+            }
+            map.next_value::<Unambiguous>()?;
+        }
+        Ok(Unambiguous)
+    }
 }
 
 /// A JSON value as text: strings unquoted, anything else as compact JSON.
@@ -170,41 +292,39 @@ pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action
 }
 
 fn field(body: &Body, name: &str) -> Option<String> {
-    match body {
-        Body::Fields(f) => f.get(name).filter(|v| !v.is_empty()).cloned(),
-        _ => None,
-    }
+    body.field(name).filter(|v| !v.is_empty()).cloned()
 }
 
+/// Gitea's ChangeFiles (`POST …/contents`): one action per `files[].path`, or `scope-unknown`
+/// when an entry has no path the gate can read. Member names fold as Go reads them.
 fn change_files(a: Action, owner: &str, repo: &str, body: &Body) -> Vec<Action> {
-    let files = field(body, "files").and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let paths: Option<Vec<String>> = files.as_ref().and_then(|v| v.as_array()).map(|arr| {
-        arr.iter()
-            .filter_map(|f| f.get("path").and_then(|p| p.as_str()).map(str::to_string))
-            .collect()
-    });
-    match paths {
-        Some(p) if !p.is_empty() && p.len() == files.as_ref().and_then(|v| v.as_array()).map_or(0, Vec::len) => p
-            .into_iter()
-            .map(|path| {
-                let mut x = a.clone();
-                x.scope = Some(ScopeTarget::Contents {
-                    owner: owner.to_string(),
-                    repo: repo.to_string(),
-                    path,
-                });
-                x
-            })
-            .collect(),
-        _ => vec![a.mark("scope-unknown")],
+    let files = field(body, "files").and_then(|t| unambiguous_json(&t));
+    let mut paths = Vec::new();
+    for f in files.as_ref().and_then(|v| v.as_array()).into_iter().flatten() {
+        match f.as_object().and_then(|o| member(o, "path")).and_then(|p| p.as_str()) {
+            Some(p) => paths.push(p.to_string()),
+            None => return vec![a.mark("scope-unknown")],
+        }
     }
+    if paths.is_empty() {
+        return vec![a.mark("scope-unknown")];
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let mut x = a.clone();
+            x.scope = Some(ScopeTarget::Contents {
+                owner: owner.to_string(),
+                repo: repo.to_string(),
+                path,
+            });
+            x
+        })
+        .collect()
 }
 
 fn graphql_actions(a: Action, body: &Body) -> Vec<Action> {
-    let doc = match body {
-        Body::Fields(f) => f.get("query"),
-        _ => None,
-    };
+    let doc = body.field("query");
     let Some(doc) = doc else {
         return vec![a.mark("graphql-opaque")];
     };
@@ -288,6 +408,40 @@ mod tests {
     }
 
     #[test]
+    fn field_names_fold_as_go_reads_them() {
+        assert_eq!(
+            body_of(r#"{"EVENT":"APPROVED"}"#).field("event").map(String::as_str),
+            Some("APPROVED")
+        );
+        assert_eq!(body_of("Default_Branch=x").field("default_branch").map(String::as_str), Some("x"));
+        // `ſ` (U+017F) folds to `s` and the Kelvin sign (U+212A) to `k`, as in Go.
+        assert_eq!(
+            body_of("{\"\u{17f}tate\":\"closed\"}").field("state").map(String::as_str),
+            Some("closed")
+        );
+        assert_eq!(body_of("{\"\u{212a}ey\":\"x\"}").field("key").map(String::as_str), Some("x"));
+        assert_eq!(fold_key("Default_Branch"), "default_branch");
+        assert_eq!(fold_key("VI\u{17f}IBILITY"), "visibility");
+        assert_eq!(body_of(r#"{"event":"x"}"#).field("events"), None);
+    }
+
+    #[test]
+    fn names_that_fold_alike_make_a_body_opaque_at_any_depth() {
+        assert_eq!(body_of(r#"{"head":"c2","base":"main","Head":"feat"}"#), Body::Opaque);
+        assert_eq!(body_of(r#"{"event":"COMMENT","event":"APPROVE"}"#), Body::Opaque);
+        assert_eq!(body_of("{\"state\":\"open\",\"\u{17f}tate\":\"closed\"}"), Body::Opaque);
+        assert_eq!(body_of(r#"{"files":[{"path":"checks/a.md","Path":"ie.yaml"}]}"#), Body::Opaque);
+        assert_eq!(body_of("event=COMMENT&event=APPROVE"), Body::Opaque);
+        assert_eq!(body_of("event=COMMENT&EVENT=APPROVE"), Body::Opaque);
+        assert_eq!(
+            super::fields([("head".to_string(), "a".to_string()), ("HEAD".to_string(), "b".to_string())]),
+            Body::Opaque
+        );
+        // Different names stay fields, as written (GraphQL variables are case-sensitive).
+        assert_eq!(body_of(r#"{"headRef":"a","base":"b"}"#), fields(&[("base", "b"), ("headRef", "a")]));
+    }
+
+    #[test]
     fn pull_request_creation_carries_its_scope_target() {
         let a = actions(
             Action::new("POST"),
@@ -338,6 +492,24 @@ mod tests {
         assert!(matches!(&a[1].scope, Some(ScopeTarget::Contents { path, .. }) if path == "b/c.md"));
         let a = actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", Body::Opaque);
         assert!(a[0].has("scope-unknown"));
+        // Gitea reads `Path` as `path`.
+        let a = actions(
+            Action::new("POST"),
+            "POST",
+            "/api/v1/repos/o/r/contents",
+            body_of(r#"{"Files":[{"operation":"update","Path":"ie.yaml"}]}"#),
+        );
+        assert!(
+            matches!(&a[0].scope, Some(ScopeTarget::Contents { path, .. }) if path == "ie.yaml"),
+            "{a:?}"
+        );
+        let a = actions(
+            Action::new("POST"),
+            "POST",
+            "/api/v1/repos/o/r/contents",
+            body_of(r#"{"files":[{"path":"a.md"},{"name":"b.md"}]}"#),
+        );
+        assert!(a.len() == 1 && a[0].has("scope-unknown"));
     }
 
     #[test]
