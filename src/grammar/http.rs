@@ -16,10 +16,15 @@ use crate::grammar::{Action, Body, Http, ScopeTarget};
 /// The path of a URL (or of a `gh api` endpoint) as endpoint rules match it: query and
 /// fragment cut, percent-escapes decoded, empty segments dropped, a leading `/`. A `.` or `..`
 /// segment is an error: where it leads depends on who normalises it (curl, a proxy, the
-/// server), so the gate cannot name the endpoint.
+/// server), so the gate cannot name the endpoint. So is a `;` (also as `%3B`): servers that
+/// read path parameters (`merge;x`) route by the segment before it, others take it as part of
+/// the name, and cutting it here would let `checks/a.md;.yaml` pass for `checks/a.md`.
 pub fn normalise_path(raw: &str) -> Result<String, String> {
     let cut = raw.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode(cut);
+    if decoded.contains(';') {
+        return Err(format!("URL path {raw:?} has a `;` (a path parameter); spell the path without it"));
+    }
     let mut out = String::with_capacity(decoded.len() + 1);
     for seg in decoded.split(['/', '\\']) {
         match seg {
@@ -394,6 +399,9 @@ mod tests {
         assert!(normalise_path("/a/../repos/o/r").is_err());
         assert!(normalise_path("/a/%2e%2e/b").is_err());
         assert!(normalise_path("/a/./b").is_err());
+        assert!(normalise_path("/repos/o/r/pulls/1/merge;x").is_err());
+        assert!(normalise_path("/repos/o/r/pulls/1/merge%3Bx").is_err());
+        assert_eq!(normalise_path("/search?q=a;b").unwrap(), "/search");
     }
 
     #[test]
