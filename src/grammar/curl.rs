@@ -26,6 +26,12 @@
 //! same transfer with the method the server is told to use, so the stricter of the two decides.
 //! A call with no URL at all (a `-K` file would supply them) is reported as one transfer of the
 //! method its options give, so its marks are still judged.
+//!
+//! The path an action carries is the one the server routes by: `--request-target` when given
+//! (`request-target-unknown` when it has no path, as `*`), else the URL's. A write (any method
+//! but GET and HEAD, or a body) in a transfer that follows redirects (`-L`, `--follow`,
+//! `--location-trusted`, unless `--max-redirs 0`) is marked `redirect-write`: the request can
+//! end up at an endpoint no rule saw.
 
 use std::collections::BTreeSet;
 
@@ -501,6 +507,14 @@ struct Segment {
     expanded_url: bool,
     /// `-X`, last wins.
     request: Option<String>,
+    /// `--request-target`: sent in the request line instead of the URL's path.
+    request_target: Option<String>,
+    /// `-L`, `--follow`, `--location-trusted` (which implies `-L`), as last set.
+    location: bool,
+    follow: bool,
+    location_trusted: bool,
+    /// `--max-redirs 0`: no redirect is followed whatever `-L` says.
+    no_redirects: bool,
     /// `-d` family (`--json` included), in order.
     data: Vec<Piece>,
     json: bool,
@@ -618,6 +632,34 @@ impl Segment {
         http::body_of(&joined)
     }
 
+    /// Whether curl follows redirects for this transfer.
+    fn follows_redirects(&self) -> bool {
+        (self.location || self.follow || self.location_trusted) && !self.no_redirects
+    }
+
+    /// The path the server is asked for: the `--request-target` when given (origin-form
+    /// `/path` or absolute-form `http://host/path`), else the URL's. `Ok(None)`: a target
+    /// whose path cannot be known (`*`, authority-form, anything else).
+    fn target_path(&self) -> Result<Option<String>, String> {
+        let Some(t) = &self.request_target else {
+            return Ok(None);
+        };
+        if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!("--request-target {t:?} holds whitespace or control characters"));
+        }
+        if t.starts_with('/') {
+            return http::normalise_path(t).map(Some);
+        }
+        match split_scheme(t) {
+            Some((scheme, rest)) if is_http(&scheme) && rest.starts_with("//") => {
+                let after = &rest[2..];
+                let path = after.find(['/', '?', '#']).map_or("", |i| &after[i..]);
+                http::normalise_path(path).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Methods named by override headers, upper-cased. Every line of a header counts (a
     /// header with a line break is refused anyway, but its meaning is still reported).
     fn overrides(&self) -> Vec<String> {
@@ -649,6 +691,16 @@ impl Segment {
         let mut base = method_action(&method);
         if self.sends_body() {
             base.add("body");
+        }
+        // A redirect sends a write on to wherever the server points: `-X M` keeps M on every
+        // hop, and a 307/308 keeps POST or PUT and its body. The gate judges the URL it sees.
+        let follows = self.follows_redirects();
+        if follows && (!matches!(method.as_str(), "GET" | "HEAD") || self.sends_body()) {
+            base.add("redirect-write");
+        }
+        let target = self.target_path()?;
+        if self.request_target.is_some() && target.is_none() {
+            base.add("request-target-unknown");
         }
         for m in self.marks.iter().chain(extra) {
             base.add(m.clone());
@@ -682,15 +734,28 @@ impl Segment {
                 out.push(a);
             }
         };
+        let override_action = |m: &str| {
+            let o = method_action(m).mark("method-override");
+            if follows && !matches!(m, "GET" | "HEAD") {
+                o.mark("redirect-write")
+            } else {
+                o
+            }
+        };
         if urls.is_empty() {
             // No URL (a `-K` file would supply them, or `--expand-url`): judged on its options.
             push(base.clone());
             for m in &overrides {
-                push(method_action(m).mark("method-override"));
+                push(override_action(m));
             }
         }
         for url in &urls {
             let (marks, path) = url_facts(url)?;
+            // The server routes by the request target, not by the URL's path.
+            let path = match (&target, path) {
+                (Some(t), Some(_)) => Some(t.clone()),
+                (_, p) => p,
+            };
             let mut a = base.clone();
             for m in marks {
                 a.add(m);
@@ -703,9 +768,9 @@ impl Segment {
                 push(x);
             }
             for m in &overrides {
-                let mut o = method_action(m).mark("method-override");
+                let mut o = override_action(m);
                 for mark in &a.marks {
-                    if mark != "body" {
+                    if mark != "body" && mark != "redirect-write" {
                         o.add(mark.clone());
                     }
                 }
@@ -868,6 +933,16 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
             "url" if f.written.starts_with("--expand-") => seg.expanded_url = true,
             "url" => seg.urls.push(v.to_string()),
             "request" => seg.request = Some(v.to_string()),
+            "request-target" => seg.request_target = Some(v.to_string()),
+            "location" => seg.location = on,
+            "follow" => seg.follow = on,
+            "location-trusted" => {
+                seg.location_trusted = on;
+                if on {
+                    seg.mark("location-trusted");
+                }
+            }
+            "max-redirs" => seg.no_redirects = v.trim().parse::<i64>() == Ok(0),
             "data" | "data-ascii" | "data-binary" | "json" => {
                 seg.json |= f.id == "json";
                 match v.strip_prefix('@') {
@@ -1786,6 +1861,66 @@ mod tests {
         assert!(paths(&["file:///etc/passwd"]).is_empty());
         assert!(problem(&["http://h/a/../b"]).is_some());
         assert!(problem(&["http://h/a/%2e%2e/b"]).is_some());
+    }
+
+    #[test]
+    fn the_request_target_is_the_path_the_endpoint_rules_see() {
+        assert_eq!(
+            paths(&[
+                "-X",
+                "PUT",
+                "--request-target",
+                "/repos/o/r/pulls/1/merge",
+                "https://api.github.com/x"
+            ]),
+            vec!["PUT /repos/o/r/pulls/1/merge"]
+        );
+        assert_eq!(
+            paths(&["--request-target", "http://h/a/%62?q", "https://api.github.com/x"]),
+            vec!["GET /a/b"]
+        );
+        // Reset by --next, like every option of a transfer.
+        assert_eq!(paths(&["--request-target", "/a", U, "--next", U]), vec!["GET /a", "GET /x"]);
+        for t in ["*", "api.github.com:443", "a/b"] {
+            assert_eq!(
+                actions(&["--request-target", t, U]),
+                vec![act("GET", &["request-target-unknown"])],
+                "{t}"
+            );
+        }
+        assert!(problem(&["--request-target", "/a b", U]).is_some());
+        assert!(problem(&["--request-target", "/a/../b", U]).is_some());
+    }
+
+    #[test]
+    fn writes_that_follow_redirects_are_marked_and_reads_are_not() {
+        for words in [
+            &["-L", "-X", "PUT", U][..],
+            &["-sSfL", "-d", "a=1", U],
+            &["--follow", "-T", "f.txt", U],
+            &["--location-trusted", "-XPOST", U],
+            &["-L", "-X", "GET", "-d", "a", U],
+        ] {
+            assert!(
+                actions(words).iter().all(|a| a.has("redirect-write")),
+                "{words:?}: {:?}",
+                actions(words)
+            );
+        }
+        // The override header goes along with every hop.
+        let a = actions(&["-L", "-H", "X-HTTP-Method-Override: DELETE", U]);
+        assert_eq!(a, vec![act("GET", &[]), act("DELETE", &["method-override", "redirect-write"])]);
+        for words in [
+            &["-L", U][..],
+            &["-LI", U],
+            &["-L", "-G", "-d", "q=1", U],
+            &["-L", "--max-redirs", "0", "-XPUT", U],
+            &["-L", "--no-location", "-XPUT", U],
+            &["-XPUT", U, "--next", "-L", U],
+        ] {
+            assert!(actions(words).iter().all(|a| !a.has("redirect-write")), "{words:?}");
+        }
+        assert_eq!(actions(&["--location-trusted", U]), vec![act("GET", &["location-trusted"])]);
     }
 
     #[test]

@@ -155,6 +155,33 @@ fn curl_calls_reach_the_server_only_when_allowed_and_never_in_a_dry_run() {
             false,
             vec![],
         ),
+        // The server routes by the request target, and so does the gate.
+        (
+            vec![
+                "-s".into(),
+                "-XPUT".into(),
+                "--request-target".into(),
+                "/repos/o/r/pulls/7/merge".into(),
+                u("/x"),
+            ],
+            3,
+            false,
+            vec![],
+        ),
+        (
+            vec!["-s".into(), "--request-target".into(), "/health".into(), u("/x")],
+            1,
+            false,
+            vec!["GET /health"],
+        ),
+        // A write that follows redirects could land anywhere; --max-redirs 0 keeps it here.
+        (vec!["-sL".into(), "-XPUT".into(), u("/items/1")], 3, false, vec![]),
+        (
+            vec!["-sL".into(), "--max-redirs".into(), "0".into(), "-XPUT".into(), u("/items/1")],
+            2,
+            false,
+            vec!["PUT /items/1"],
+        ),
         (vec!["-s".into(), u("/v1.43/containers/json")], 3, false, vec![]),
         (vec!["-s".into(), "file:///etc/passwd".into()], 3, false, vec![]),
         (vec!["-s".into(), "-K".into(), "cfg.txt".into(), u("/x")], 3, false, vec![]),
