@@ -1136,24 +1136,36 @@ fn urlencode_piece(v: &str, flag: &str, marks: &mut BTreeSet<String>, files: &mu
     }
 }
 
-/// One `-F name=value` field: `@file` uploads a file, `<file` sends its contents, and
-/// `;headers=@file` / `;headers=<file` read headers from one. A quoted file name may hold `;`.
+/// One `-F name=value` field, read as curl's `formparse` (`tool_formparse.c`) reads it: `@a,b`
+/// uploads every file of the comma list, `<f` sends a file's contents as the value, and any
+/// part may carry `;type=`, `;filename=`, `;encoder=` and `;headers=@f`/`;headers=<f` (headers
+/// read from a file). File names may be double-quoted (with `\"` and `\\` escapes) to hold
+/// `,` or `;`; an unquoted word loses its surrounding spaces.
 fn form_field(v: &str, flag: &str, seg: &mut Segment, files: &mut Vec<LocalFile>) {
     let (name, value) = v.split_once('=').unwrap_or((v, ""));
     let mut paths = Vec::new();
-    if let Some(rest) = value.strip_prefix(['@', '<']) {
-        paths.push(file_name(rest));
-    }
-    for part in value.split(';').skip(1) {
-        if let Some(h) = part.trim().strip_prefix("headers=")
-            && let Some(rest) = h.strip_prefix(['@', '<'])
-        {
-            paths.push(file_name(rest));
+    if let Some(mut rest) = value.strip_prefix('@') {
+        // One part per file: `get_param_part(',')` until no comma is left.
+        loop {
+            let part = form_part(rest, Some(','));
+            paths.push(part.data);
+            paths.extend(part.header_files);
+            match part.rest.strip_prefix(',') {
+                Some(more) => rest = more,
+                None => break,
+            }
         }
-    }
-    if paths.is_empty() && !value.contains(['@', '<']) {
-        seg.form_value(name, value);
-        return;
+    } else if let Some(rest) = value.strip_prefix('<') {
+        let part = form_part(rest, None);
+        paths.push(part.data);
+        paths.extend(part.header_files);
+    } else {
+        let part = form_part(value, None);
+        if part.header_files.is_empty() {
+            seg.form_value(name, &part.data);
+            return;
+        }
+        paths.extend(part.header_files);
     }
     // A field that reads something: the form is no longer visible as fields.
     seg.form_fields = None;
@@ -1168,22 +1180,66 @@ fn form_field(v: &str, flag: &str, seg: &mut Segment, files: &mut Vec<LocalFile>
     }
 }
 
-/// A file name in a form value: `"quoted;name"` or up to the first `;`.
-fn file_name(rest: &str) -> String {
-    if let Some(q) = rest.strip_prefix('"') {
+/// One part of a form value, as `get_param_part` splits it.
+struct FormPart<'a> {
+    /// The value or file name, unquoted.
+    data: String,
+    /// Files named by `;headers=@f` or `;headers=<f`.
+    header_files: Vec<String>,
+    /// What follows the part: empty, or starting with the separator (`,`).
+    rest: &'a str,
+}
+
+/// `get_param_part`: a word, then `;`-separated parameters up to the end or `end`.
+fn form_part(s: &str, end: Option<char>) -> FormPart<'_> {
+    let (data, mut rest) = form_word(s.trim_start(), end);
+    let mut header_files = Vec::new();
+    while let Some(r) = rest.strip_prefix(';') {
+        let r = r.trim_start();
+        if let Some(h) = r.strip_prefix("headers=")
+            && let Some(f) = h.strip_prefix(['@', '<'])
+        {
+            let (file, after) = form_word(f.trim_start(), end);
+            header_files.push(file);
+            rest = after;
+        } else if let Some(t) = r.strip_prefix("type=") {
+            // A content type runs to the next `;` or separator, unquoted.
+            let stop = t.find(|c| c == ';' || Some(c) == end).unwrap_or(t.len());
+            rest = &t[stop..];
+        } else if let Some(w) = r.strip_prefix("filename=").or_else(|| r.strip_prefix("encoder=")) {
+            let (_, after) = form_word(w.trim_start(), end);
+            rest = after;
+        } else {
+            // `headers=` with a literal header, or an unknown parameter: a word from here.
+            let (_, after) = form_word(r.strip_prefix("headers=").map_or(r, str::trim_start), end);
+            rest = after;
+        }
+    }
+    FormPart { data, header_files, rest }
+}
+
+/// `get_param_word`: a double-quoted word (escapes `\"` and `\\`, anything up to the next `;`
+/// or `end` after the closing quote ignored), or the text up to `;` or `end` with trailing
+/// spaces cut. A quote that never closes makes the word unquoted.
+fn form_word(s: &str, end: Option<char>) -> (String, &str) {
+    let stops = |c: char| c == ';' || Some(c) == end;
+    if let Some(q) = s.strip_prefix('"') {
         let mut out = String::new();
-        let mut chars = q.chars();
-        while let Some(c) = chars.next() {
+        let mut chars = q.char_indices();
+        while let Some((i, c)) = chars.next() {
             match c {
-                '\\' => out.extend(chars.next()),
-                '"' => break,
+                '\\' if q[i + 1..].starts_with(['"', '\\']) => out.extend(chars.next().map(|(_, c)| c)),
+                '"' => {
+                    let after = &q[i + 1..];
+                    let stop = after.find(stops).unwrap_or(after.len());
+                    return (out, &after[stop..]);
+                }
                 c => out.push(c),
             }
         }
-        out
-    } else {
-        rest.split(';').next().unwrap_or("").to_string()
     }
+    let stop = s.find(stops).unwrap_or(s.len());
+    (s[..stop].trim_end().to_string(), &s[stop..])
 }
 
 /// `--proto-redir` enables a protocol other than HTTP(S) for redirects (`all`, `+file`, `=ftp`,
@@ -1861,6 +1917,39 @@ mod tests {
         assert!(paths(&["file:///etc/passwd"]).is_empty());
         assert!(problem(&["http://h/a/../b"]).is_some());
         assert!(problem(&["http://h/a/%2e%2e/b"]).is_some());
+    }
+
+    /// The files a call lists, as written.
+    fn listed(words: &[&str]) -> Vec<String> {
+        parse(&argv(words)).files.into_iter().map(|f| f.path).collect()
+    }
+
+    #[test]
+    fn every_file_of_a_form_field_is_listed_as_curl_reads_the_value() {
+        assert_eq!(listed(&["-F", "k=@x,/tmp/secret.txt", U]), vec!["x", "/tmp/secret.txt"]);
+        assert_eq!(
+            listed(&["-F", "k=@a;type=text/plain,b;filename=x.txt,\"c,d\";headers=@h", U]),
+            vec!["a", "b", "c,d", "h"]
+        );
+        assert_eq!(listed(&["-F", "k=@\"q\\\"x\" , /etc/passwd", U]), vec!["q\"x", "/etc/passwd"]);
+        assert_eq!(listed(&["-F", "k=@ a ; type=text/plain , b ", U]), vec!["a", "b"]);
+        assert_eq!(listed(&["-F", "k=<body.txt;headers=< h2", U]), vec!["body.txt", "h2"]);
+        assert_eq!(listed(&["-F", "k=v;filename=\"a;headers=@no\";headers=@yes", U]), vec!["yes"]);
+        // An unclosed quote is an ordinary word.
+        assert_eq!(listed(&["-F", "k=@\"a,b", U]), vec!["\"a", "b"]);
+        let a = actions(&["-F", "k=@x,-", U]);
+        assert!(a[0].has("stdin") && a[0].has("form-file"), "{a:?}");
+    }
+
+    #[test]
+    fn a_plain_form_value_is_read_without_its_parameters() {
+        let none = Contents::new();
+        assert_eq!(
+            body(&["-F", "event=APPROVE;type=text/plain", U], &none),
+            fields(&[("event", "APPROVE")])
+        );
+        assert_eq!(body(&["-F", "event=\"APPROVE\"", U], &none), fields(&[("event", "APPROVE")]));
+        assert_eq!(body(&["-F", "event=COMMENT", "-F", "event=APPROVE", U], &none), Body::Opaque);
     }
 
     #[test]

@@ -294,6 +294,10 @@ fn curl_sends_local_files_only_from_inside_the_working_directory() {
         (&["-s", "-d", &format!("@{}", secret.display()), u.as_str()], 3),
         (&["-s", "--data-binary", "@.env", u.as_str()], 3),
         (&["-s", "-F", "k=@id_rsa", u.as_str()], 3),
+        // curl sends every file of a comma list (`tool_formparse.c`), and header files too.
+        (&["-s", "-F", &format!("k=@body.json,{}", secret.display()), u.as_str()], 3),
+        (&["-s", "-F", "k=@body.json;type=text/plain,\"../secret.txt\"", u.as_str()], 3),
+        (&["-s", "-F", "k=v;headers=@../secret.txt", u.as_str()], 3),
         (&["-s", "-T", "innocent.txt", u.as_str()], 3),
         (&["-s", "-d", "@innocent.txt", u.as_str()], 3),
         (&["-s", "-n", u.as_str()], 3),
@@ -307,6 +311,17 @@ fn curl_sends_local_files_only_from_inside_the_working_directory() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = srv.requests();
     assert_eq!((seen[0].line(), seen[0].body.as_str()), ("POST /api".to_string(), r#"{"a":1}"#));
+    // Both files of an allowed comma list reach the server.
+    std::fs::write(work.join("sub/b.txt"), "bee").unwrap();
+    srv.forget();
+    let out = run(&env, &work, "curl", &["-s", "-F", "k=@body.json,sub/b.txt", &u], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let seen = srv.requests();
+    assert!(
+        seen[0].body.contains(r#"{"a":1}"#) && seen[0].body.contains("bee"),
+        "{}",
+        seen[0].body
+    );
 }
 
 #[test]
