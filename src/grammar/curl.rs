@@ -401,9 +401,6 @@ const NOT_NEGATABLE: &[&str] = &[
 /// Methods with a verb of their own; anything else is `OTHER` with a `method=<M>` mark.
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
-/// Headers many servers honour as the real method of a POST.
-const OVERRIDE_HEADERS: &[&str] = &["x-http-method-override", "x-http-method", "x-method-override"];
-
 /// Options whose value curl writes into the request head: a CR or LF there injects headers or a
 /// whole second request (verified with 7.88.1: `-H $'A: b\r\nX-HTTP-Method-Override: DELETE'`).
 const HEAD_VALUES: &[&str] = &[
@@ -660,22 +657,9 @@ impl Segment {
         }
     }
 
-    /// Methods named by override headers, upper-cased. Every line of a header counts (a
-    /// header with a line break is refused anyway, but its meaning is still reported).
+    /// Methods named by override headers, upper-cased.
     fn overrides(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for h in &self.headers {
-            for line in h.split(['\r', '\n']) {
-                let Some((name, value)) = line.split_once(':') else {
-                    continue;
-                };
-                let value = value.trim();
-                if OVERRIDE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str()) && !value.is_empty() {
-                    out.push(value.to_ascii_uppercase());
-                }
-            }
-        }
-        out
+        http::method_overrides(&self.headers)
     }
 
     /// The actions for this segment: one per URL (after globbing) and per method-override

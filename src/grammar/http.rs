@@ -71,6 +71,28 @@ fn hex(c: u8) -> Option<u8> {
     }
 }
 
+/// Headers many servers honour as the real method of a request (lower case).
+const OVERRIDE_HEADERS: &[&str] = &["x-http-method-override", "x-http-method", "x-method-override"];
+
+/// The methods named by method-override headers (`Name: value` lines), upper-cased, in order.
+/// Every line of a header counts (a header with a line break is refused anyway, but its
+/// meaning is still reported).
+pub fn method_overrides<S: AsRef<str>>(headers: &[S]) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in headers {
+        for line in h.as_ref().split(['\r', '\n']) {
+            let Some((name, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            if OVERRIDE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str()) && !value.is_empty() {
+                out.push(value.to_ascii_uppercase());
+            }
+        }
+    }
+    out
+}
+
 /// A body as fields: a JSON object's top-level members, or `a=b&c=d` form pairs. Text that
 /// looks like JSON but is not an object, or does not parse, is opaque; so is a body where two
 /// member names fold alike (see [`fold_key`]), at any depth, or a form that repeats a name.
@@ -241,8 +263,11 @@ fn placeholder(s: &str) -> bool {
 ///
 /// - `POST …/repos/{o}/{r}/pulls`: mark `pr-create`, target from the body's `head` and `base`
 ///   (mark `scope-unknown` instead when the body cannot be read or lacks them);
-/// - `PUT|POST|DELETE …/repos/{o}/{r}/contents/{path}`: mark `contents-write`, target that path;
-///   Gitea's `POST …/repos/{o}/{r}/contents` (several files) makes one action per `files[].path`;
+/// - `PUT|POST|DELETE …/repos/{o}/{r}/contents/{path}`: mark `contents-write`, target that path,
+///   and a second action for Gitea's `from_path` (a rename: the file moved away changes too; a
+///   PUT whose body the gate cannot read is `scope-unknown`, since it may hold one);
+///   Gitea's `POST …/repos/{o}/{r}/contents` (several files) makes one action per
+///   `files[].path` and `files[].from_path`;
 /// - a path ending in `graphql`: the body's `query` is parsed; a mutation gives one action per
 ///   top-level field (mark `graphql-mutation`), a subscription is marked `graphql-subscription`,
 ///   a document the gate cannot read or parse is marked `graphql-opaque`.
@@ -282,12 +307,23 @@ pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action
         if writes && is(what, "contents") {
             a.add("contents-write");
             if segs.len() > i + 4 {
-                a.scope = Some(ScopeTarget::Contents {
+                let target = |path: String| ScopeTarget::Contents {
                     owner: owner.to_string(),
                     repo: repo.to_string(),
-                    path: segs[i + 4..].join("/"),
-                });
-                return vec![a];
+                    path,
+                };
+                // Gitea's UpdateFile renames `from_path` to the path written: both change.
+                let from = field(&body, "from_path");
+                if method == "PUT" && body == Body::Opaque {
+                    a.add("scope-unknown");
+                }
+                a.scope = Some(target(segs[i + 4..].join("/")));
+                let mut out = vec![a.clone()];
+                if let Some(from) = from {
+                    a.scope = Some(target(from));
+                    out.push(a);
+                }
+                return out;
             }
             // Gitea's ChangeFiles: the paths are in the body.
             return change_files(a, owner, repo, &body);
@@ -306,9 +342,18 @@ fn change_files(a: Action, owner: &str, repo: &str, body: &Body) -> Vec<Action> 
     let files = field(body, "files").and_then(|t| unambiguous_json(&t));
     let mut paths = Vec::new();
     for f in files.as_ref().and_then(|v| v.as_array()).into_iter().flatten() {
-        match f.as_object().and_then(|o| member(o, "path")).and_then(|p| p.as_str()) {
+        let Some(obj) = f.as_object() else {
+            return vec![a.mark("scope-unknown")];
+        };
+        match member(obj, "path").and_then(|p| p.as_str()) {
             Some(p) => paths.push(p.to_string()),
             None => return vec![a.mark("scope-unknown")],
+        }
+        match member(obj, "from_path") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::String(p)) if p.is_empty() => {}
+            Some(serde_json::Value::String(p)) => paths.push(p.clone()),
+            Some(_) => return vec![a.mark("scope-unknown")],
         }
     }
     if paths.is_empty() {
@@ -483,7 +528,7 @@ mod tests {
 
     #[test]
     fn contents_writes_carry_the_file_path() {
-        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/docs/a.md", Body::Opaque);
+        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/docs/a.md", Body::None);
         assert!(a[0].has("contents-write"));
         assert_eq!(
             a[0].scope,
@@ -500,6 +545,27 @@ mod tests {
         assert!(matches!(&a[1].scope, Some(ScopeTarget::Contents { path, .. }) if path == "b/c.md"));
         let a = actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", Body::Opaque);
         assert!(a[0].has("scope-unknown"));
+        // A rename: `from_path` changes too, in one file or in a ChangeFiles list.
+        let target = |a: &Action| match &a.scope {
+            Some(ScopeTarget::Contents { path, .. }) => path.clone(),
+            _ => String::new(),
+        };
+        let a = actions(
+            Action::new("PUT"),
+            "PUT",
+            "/api/v1/repos/o/r/contents/checks/a.md",
+            body_of(r#"{"From_Path":"ie.yaml","content":"eA=="}"#),
+        );
+        assert_eq!(a.iter().map(target).collect::<Vec<_>>(), vec!["checks/a.md", "ie.yaml"]);
+        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/checks/a.md", Body::Opaque);
+        assert!(a[0].has("scope-unknown"));
+        let a = actions(Action::new("DELETE"), "DELETE", "/repos/o/r/contents/checks/a.md", Body::Opaque);
+        assert!(!a[0].has("scope-unknown"));
+        let files = r#"{"files":[{"operation":"update","path":"checks/a.md","from_path":"ie.yaml"}]}"#;
+        let a = actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", body_of(files));
+        assert_eq!(a.iter().map(target).collect::<Vec<_>>(), vec!["checks/a.md", "ie.yaml"]);
+        let files = r#"{"files":[{"path":"checks/a.md","from_path":7}]}"#;
+        assert!(actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", body_of(files))[0].has("scope-unknown"));
         // Gitea reads `Path` as `path`.
         let a = actions(
             Action::new("POST"),

@@ -445,6 +445,21 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
         "{}",
         out.stderr
     );
+    // A Gitea rename writes checks/disk.md and removes ie.yaml, which the skill denies.
+    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml"}"#;
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-X", "PUT", "--json", rename, &u("checks/disk.md")],
+        3,
+        false,
+    );
+    assert!(
+        out.stderr.contains("SCOPE VIOLATION: Refusing to write a file modifying ie.yaml"),
+        "{}",
+        out.stderr
+    );
     assert!(srv.lines().is_empty());
     let out = run(
         &env,
