@@ -26,6 +26,12 @@
 //! same transfer with the method the server is told to use, so the stricter of the two decides.
 //! A call with no URL at all (a `-K` file would supply them) is reported as one transfer of the
 //! method its options give, so its marks are still judged.
+//!
+//! The path an action carries is the one the server routes by: `--request-target` when given
+//! (`request-target-unknown` when it has no path, as `*`), else the URL's. A write (any method
+//! but GET and HEAD, or a body) in a transfer that follows redirects (`-L`, `--follow`,
+//! `--location-trusted`, unless `--max-redirs 0`) is marked `redirect-write`: the request can
+//! end up at an endpoint no rule saw.
 
 use std::collections::BTreeSet;
 
@@ -395,9 +401,6 @@ const NOT_NEGATABLE: &[&str] = &[
 /// Methods with a verb of their own; anything else is `OTHER` with a `method=<M>` mark.
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
-/// Headers many servers honour as the real method of a POST.
-const OVERRIDE_HEADERS: &[&str] = &["x-http-method-override", "x-http-method", "x-method-override"];
-
 /// Options whose value curl writes into the request head: a CR or LF there injects headers or a
 /// whole second request (verified with 7.88.1: `-H $'A: b\r\nX-HTTP-Method-Override: DELETE'`).
 const HEAD_VALUES: &[&str] = &[
@@ -501,6 +504,14 @@ struct Segment {
     expanded_url: bool,
     /// `-X`, last wins.
     request: Option<String>,
+    /// `--request-target`: sent in the request line instead of the URL's path.
+    request_target: Option<String>,
+    /// `-L`, `--follow`, `--location-trusted` (which implies `-L`), as last set.
+    location: bool,
+    follow: bool,
+    location_trusted: bool,
+    /// `--max-redirs 0`: no redirect is followed whatever `-L` says.
+    no_redirects: bool,
     /// `-d` family (`--json` included), in order.
     data: Vec<Piece>,
     json: bool,
@@ -578,7 +589,7 @@ impl Segment {
         }
         if self.form {
             return match &self.form_fields {
-                Some(f) if self.data.is_empty() => Body::Fields(f.iter().cloned().collect()),
+                Some(f) if self.data.is_empty() => http::fields(f.iter().cloned()),
                 _ => Body::Opaque,
             };
         }
@@ -618,22 +629,37 @@ impl Segment {
         http::body_of(&joined)
     }
 
-    /// Methods named by override headers, upper-cased. Every line of a header counts (a
-    /// header with a line break is refused anyway, but its meaning is still reported).
-    fn overrides(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for h in &self.headers {
-            for line in h.split(['\r', '\n']) {
-                let Some((name, value)) = line.split_once(':') else {
-                    continue;
-                };
-                let value = value.trim();
-                if OVERRIDE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str()) && !value.is_empty() {
-                    out.push(value.to_ascii_uppercase());
-                }
-            }
+    /// Whether curl follows redirects for this transfer.
+    fn follows_redirects(&self) -> bool {
+        (self.location || self.follow || self.location_trusted) && !self.no_redirects
+    }
+
+    /// The path the server is asked for: the `--request-target` when given (origin-form
+    /// `/path` or absolute-form `http://host/path`), else the URL's. `Ok(None)`: a target
+    /// whose path cannot be known (`*`, authority-form, anything else).
+    fn target_path(&self) -> Result<Option<String>, String> {
+        let Some(t) = &self.request_target else {
+            return Ok(None);
+        };
+        if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!("--request-target {t:?} holds whitespace or control characters"));
         }
-        out
+        if t.starts_with('/') {
+            return http::normalise_path(t).map(Some);
+        }
+        match split_scheme(t) {
+            Some((scheme, rest)) if is_http(&scheme) && rest.starts_with("//") => {
+                let after = &rest[2..];
+                let path = after.find(['/', '?', '#']).map_or("", |i| &after[i..]);
+                http::normalise_path(path).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Methods named by override headers, upper-cased.
+    fn overrides(&self) -> Vec<String> {
+        http::method_overrides(&self.headers)
     }
 
     /// The actions for this segment: one per URL (after globbing) and per method-override
@@ -649,6 +675,16 @@ impl Segment {
         let mut base = method_action(&method);
         if self.sends_body() {
             base.add("body");
+        }
+        // A redirect sends a write on to wherever the server points: `-X M` keeps M on every
+        // hop, and a 307/308 keeps POST or PUT and its body. The gate judges the URL it sees.
+        let follows = self.follows_redirects();
+        if follows && (!matches!(method.as_str(), "GET" | "HEAD") || self.sends_body()) {
+            base.add("redirect-write");
+        }
+        let target = self.target_path()?;
+        if self.request_target.is_some() && target.is_none() {
+            base.add("request-target-unknown");
         }
         for m in self.marks.iter().chain(extra) {
             base.add(m.clone());
@@ -682,15 +718,28 @@ impl Segment {
                 out.push(a);
             }
         };
+        let override_action = |m: &str| {
+            let o = method_action(m).mark("method-override");
+            if follows && !matches!(m, "GET" | "HEAD") {
+                o.mark("redirect-write")
+            } else {
+                o
+            }
+        };
         if urls.is_empty() {
             // No URL (a `-K` file would supply them, or `--expand-url`): judged on its options.
             push(base.clone());
             for m in &overrides {
-                push(method_action(m).mark("method-override"));
+                push(override_action(m));
             }
         }
         for url in &urls {
             let (marks, path) = url_facts(url)?;
+            // The server routes by the request target, not by the URL's path.
+            let path = match (&target, path) {
+                (Some(t), Some(_)) => Some(t.clone()),
+                (_, p) => p,
+            };
             let mut a = base.clone();
             for m in marks {
                 a.add(m);
@@ -703,9 +752,9 @@ impl Segment {
                 push(x);
             }
             for m in &overrides {
-                let mut o = method_action(m).mark("method-override");
+                let mut o = override_action(m);
                 for mark in &a.marks {
-                    if mark != "body" {
+                    if mark != "body" && mark != "redirect-write" {
                         o.add(mark.clone());
                     }
                 }
@@ -868,6 +917,16 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
             "url" if f.written.starts_with("--expand-") => seg.expanded_url = true,
             "url" => seg.urls.push(v.to_string()),
             "request" => seg.request = Some(v.to_string()),
+            "request-target" => seg.request_target = Some(v.to_string()),
+            "location" => seg.location = on,
+            "follow" => seg.follow = on,
+            "location-trusted" => {
+                seg.location_trusted = on;
+                if on {
+                    seg.mark("location-trusted");
+                }
+            }
+            "max-redirs" => seg.no_redirects = v.trim().parse::<i64>() == Ok(0),
             "data" | "data-ascii" | "data-binary" | "json" => {
                 seg.json |= f.id == "json";
                 match v.strip_prefix('@') {
@@ -1061,24 +1120,36 @@ fn urlencode_piece(v: &str, flag: &str, marks: &mut BTreeSet<String>, files: &mu
     }
 }
 
-/// One `-F name=value` field: `@file` uploads a file, `<file` sends its contents, and
-/// `;headers=@file` / `;headers=<file` read headers from one. A quoted file name may hold `;`.
+/// One `-F name=value` field, read as curl's `formparse` (`tool_formparse.c`) reads it: `@a,b`
+/// uploads every file of the comma list, `<f` sends a file's contents as the value, and any
+/// part may carry `;type=`, `;filename=`, `;encoder=` and `;headers=@f`/`;headers=<f` (headers
+/// read from a file). File names may be double-quoted (with `\"` and `\\` escapes) to hold
+/// `,` or `;`; an unquoted word loses its surrounding spaces.
 fn form_field(v: &str, flag: &str, seg: &mut Segment, files: &mut Vec<LocalFile>) {
     let (name, value) = v.split_once('=').unwrap_or((v, ""));
     let mut paths = Vec::new();
-    if let Some(rest) = value.strip_prefix(['@', '<']) {
-        paths.push(file_name(rest));
-    }
-    for part in value.split(';').skip(1) {
-        if let Some(h) = part.trim().strip_prefix("headers=")
-            && let Some(rest) = h.strip_prefix(['@', '<'])
-        {
-            paths.push(file_name(rest));
+    if let Some(mut rest) = value.strip_prefix('@') {
+        // One part per file: `get_param_part(',')` until no comma is left.
+        loop {
+            let part = form_part(rest, Some(','));
+            paths.push(part.data);
+            paths.extend(part.header_files);
+            match part.rest.strip_prefix(',') {
+                Some(more) => rest = more,
+                None => break,
+            }
         }
-    }
-    if paths.is_empty() && !value.contains(['@', '<']) {
-        seg.form_value(name, value);
-        return;
+    } else if let Some(rest) = value.strip_prefix('<') {
+        let part = form_part(rest, None);
+        paths.push(part.data);
+        paths.extend(part.header_files);
+    } else {
+        let part = form_part(value, None);
+        if part.header_files.is_empty() {
+            seg.form_value(name, &part.data);
+            return;
+        }
+        paths.extend(part.header_files);
     }
     // A field that reads something: the form is no longer visible as fields.
     seg.form_fields = None;
@@ -1093,22 +1164,66 @@ fn form_field(v: &str, flag: &str, seg: &mut Segment, files: &mut Vec<LocalFile>
     }
 }
 
-/// A file name in a form value: `"quoted;name"` or up to the first `;`.
-fn file_name(rest: &str) -> String {
-    if let Some(q) = rest.strip_prefix('"') {
+/// One part of a form value, as `get_param_part` splits it.
+struct FormPart<'a> {
+    /// The value or file name, unquoted.
+    data: String,
+    /// Files named by `;headers=@f` or `;headers=<f`.
+    header_files: Vec<String>,
+    /// What follows the part: empty, or starting with the separator (`,`).
+    rest: &'a str,
+}
+
+/// `get_param_part`: a word, then `;`-separated parameters up to the end or `end`.
+fn form_part(s: &str, end: Option<char>) -> FormPart<'_> {
+    let (data, mut rest) = form_word(s.trim_start(), end);
+    let mut header_files = Vec::new();
+    while let Some(r) = rest.strip_prefix(';') {
+        let r = r.trim_start();
+        if let Some(h) = r.strip_prefix("headers=")
+            && let Some(f) = h.strip_prefix(['@', '<'])
+        {
+            let (file, after) = form_word(f.trim_start(), end);
+            header_files.push(file);
+            rest = after;
+        } else if let Some(t) = r.strip_prefix("type=") {
+            // A content type runs to the next `;` or separator, unquoted.
+            let stop = t.find(|c| c == ';' || Some(c) == end).unwrap_or(t.len());
+            rest = &t[stop..];
+        } else if let Some(w) = r.strip_prefix("filename=").or_else(|| r.strip_prefix("encoder=")) {
+            let (_, after) = form_word(w.trim_start(), end);
+            rest = after;
+        } else {
+            // `headers=` with a literal header, or an unknown parameter: a word from here.
+            let (_, after) = form_word(r.strip_prefix("headers=").map_or(r, str::trim_start), end);
+            rest = after;
+        }
+    }
+    FormPart { data, header_files, rest }
+}
+
+/// `get_param_word`: a double-quoted word (escapes `\"` and `\\`, anything up to the next `;`
+/// or `end` after the closing quote ignored), or the text up to `;` or `end` with trailing
+/// spaces cut. A quote that never closes makes the word unquoted.
+fn form_word(s: &str, end: Option<char>) -> (String, &str) {
+    let stops = |c: char| c == ';' || Some(c) == end;
+    if let Some(q) = s.strip_prefix('"') {
         let mut out = String::new();
-        let mut chars = q.chars();
-        while let Some(c) = chars.next() {
+        let mut chars = q.char_indices();
+        while let Some((i, c)) = chars.next() {
             match c {
-                '\\' => out.extend(chars.next()),
-                '"' => break,
+                '\\' if q[i + 1..].starts_with(['"', '\\']) => out.extend(chars.next().map(|(_, c)| c)),
+                '"' => {
+                    let after = &q[i + 1..];
+                    let stop = after.find(stops).unwrap_or(after.len());
+                    return (out, &after[stop..]);
+                }
                 c => out.push(c),
             }
         }
-        out
-    } else {
-        rest.split(';').next().unwrap_or("").to_string()
     }
+    let stop = s.find(stops).unwrap_or(s.len());
+    (s[..stop].trim_end().to_string(), &s[stop..])
 }
 
 /// `--proto-redir` enables a protocol other than HTTP(S) for redirects (`all`, `+file`, `=ftp`,
@@ -1786,6 +1901,99 @@ mod tests {
         assert!(paths(&["file:///etc/passwd"]).is_empty());
         assert!(problem(&["http://h/a/../b"]).is_some());
         assert!(problem(&["http://h/a/%2e%2e/b"]).is_some());
+    }
+
+    /// The files a call lists, as written.
+    fn listed(words: &[&str]) -> Vec<String> {
+        parse(&argv(words)).files.into_iter().map(|f| f.path).collect()
+    }
+
+    #[test]
+    fn every_file_of_a_form_field_is_listed_as_curl_reads_the_value() {
+        assert_eq!(listed(&["-F", "k=@x,/tmp/secret.txt", U]), vec!["x", "/tmp/secret.txt"]);
+        assert_eq!(
+            listed(&["-F", "k=@a;type=text/plain,b;filename=x.txt,\"c,d\";headers=@h", U]),
+            vec!["a", "b", "c,d", "h"]
+        );
+        assert_eq!(listed(&["-F", "k=@\"q\\\"x\" , /etc/passwd", U]), vec!["q\"x", "/etc/passwd"]);
+        assert_eq!(listed(&["-F", "k=@ a ; type=text/plain , b ", U]), vec!["a", "b"]);
+        assert_eq!(listed(&["-F", "k=<body.txt;headers=< h2", U]), vec!["body.txt", "h2"]);
+        assert_eq!(listed(&["-F", "k=v;filename=\"a;headers=@no\";headers=@yes", U]), vec!["yes"]);
+        // An unclosed quote is an ordinary word.
+        assert_eq!(listed(&["-F", "k=@\"a,b", U]), vec!["\"a", "b"]);
+        let a = actions(&["-F", "k=@x,-", U]);
+        assert!(a[0].has("stdin") && a[0].has("form-file"), "{a:?}");
+    }
+
+    #[test]
+    fn a_plain_form_value_is_read_without_its_parameters() {
+        let none = Contents::new();
+        assert_eq!(
+            body(&["-F", "event=APPROVE;type=text/plain", U], &none),
+            fields(&[("event", "APPROVE")])
+        );
+        assert_eq!(body(&["-F", "event=\"APPROVE\"", U], &none), fields(&[("event", "APPROVE")]));
+        assert_eq!(body(&["-F", "event=COMMENT", "-F", "event=APPROVE", U], &none), Body::Opaque);
+    }
+
+    #[test]
+    fn the_request_target_is_the_path_the_endpoint_rules_see() {
+        assert_eq!(
+            paths(&[
+                "-X",
+                "PUT",
+                "--request-target",
+                "/repos/o/r/pulls/1/merge",
+                "https://api.github.com/x"
+            ]),
+            vec!["PUT /repos/o/r/pulls/1/merge"]
+        );
+        assert_eq!(
+            paths(&["--request-target", "http://h/a/%62?q", "https://api.github.com/x"]),
+            vec!["GET /a/b"]
+        );
+        // Reset by --next, like every option of a transfer.
+        assert_eq!(paths(&["--request-target", "/a", U, "--next", U]), vec!["GET /a", "GET /x"]);
+        for t in ["*", "api.github.com:443", "a/b"] {
+            assert_eq!(
+                actions(&["--request-target", t, U]),
+                vec![act("GET", &["request-target-unknown"])],
+                "{t}"
+            );
+        }
+        assert!(problem(&["--request-target", "/a b", U]).is_some());
+        assert!(problem(&["--request-target", "/a/../b", U]).is_some());
+    }
+
+    #[test]
+    fn writes_that_follow_redirects_are_marked_and_reads_are_not() {
+        for words in [
+            &["-L", "-X", "PUT", U][..],
+            &["-sSfL", "-d", "a=1", U],
+            &["--follow", "-T", "f.txt", U],
+            &["--location-trusted", "-XPOST", U],
+            &["-L", "-X", "GET", "-d", "a", U],
+        ] {
+            assert!(
+                actions(words).iter().all(|a| a.has("redirect-write")),
+                "{words:?}: {:?}",
+                actions(words)
+            );
+        }
+        // The override header goes along with every hop.
+        let a = actions(&["-L", "-H", "X-HTTP-Method-Override: DELETE", U]);
+        assert_eq!(a, vec![act("GET", &[]), act("DELETE", &["method-override", "redirect-write"])]);
+        for words in [
+            &["-L", U][..],
+            &["-LI", U],
+            &["-L", "-G", "-d", "q=1", U],
+            &["-L", "--max-redirs", "0", "-XPUT", U],
+            &["-L", "--no-location", "-XPUT", U],
+            &["-XPUT", U, "--next", "-L", U],
+        ] {
+            assert!(actions(words).iter().all(|a| !a.has("redirect-write")), "{words:?}");
+        }
+        assert_eq!(actions(&["--location-trusted", U]), vec![act("GET", &["location-trusted"])]);
     }
 
     #[test]

@@ -792,7 +792,7 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         }
         None if opaque => Body::Opaque,
         None if fields.is_empty() => Body::None,
-        None => Body::Fields(fields),
+        None => http::fields(fields),
     };
     if !p.all("hostname").is_empty() || endpoint.contains("://") {
         a.add("other-host");
@@ -811,7 +811,25 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         (false, true) => (method.as_str(), Body::None),
         _ => (method.as_str(), body),
     };
-    Ok(http::actions(a, method_seen, &path, body))
+    let mut out = http::actions(a.clone(), method_seen, &path, body.clone());
+    // A method-override header (as curl's) makes the server use the method it names: one more
+    // action for each, judged as that method, so the stricter decides.
+    let headers: Vec<&str> = p.all("header").iter().filter_map(|f| f.value.as_deref()).collect();
+    for m in http::method_overrides(&headers) {
+        let mut o = a.clone();
+        o.marks.retain(|k| !k.starts_with("method=") && k != "method-other");
+        match m.as_str() {
+            "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => o.add(format!("method={m}")),
+            _ => o.add("method-other"),
+        }
+        o.add("method-override");
+        for x in http::actions(o, &m, &path, body.clone()) {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1127,6 +1145,37 @@ mod tests {
         assert_eq!(action(&["api", "-ipXput", "x"]), act("api", &["method=GET"]));
         assert_eq!(action(&["api", "-X", "PURGE", "x"]), act("api", &["method-other"]));
         assert_eq!(action(&["api", "--method", "head", "x"]), act("api", &["method=HEAD"]));
+    }
+
+    #[test]
+    fn api_method_override_headers_add_the_overridden_method() {
+        let inv = parse(&argv(&["api", "-H", "X-HTTP-Method-Override: DELETE", "repos/o/r"]));
+        assert_eq!(inv.problem, None);
+        let seen: Vec<(String, Vec<String>, Option<String>)> = inv
+            .actions
+            .iter()
+            .map(|a| {
+                (
+                    a.verb.clone(),
+                    a.marks.iter().cloned().collect(),
+                    a.http.as_ref().map(|h| h.method.clone()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("api".into(), vec!["method=GET".into()], Some("GET".into())),
+                (
+                    "api".into(),
+                    vec!["method-override".into(), "method=DELETE".into()],
+                    Some("DELETE".into())
+                ),
+            ]
+        );
+        let inv = parse(&argv(&["api", "repos/o/r", "-H", "x-method-override:purge"]));
+        assert!(inv.actions[1].has("method-other") && !inv.actions[1].has("method=GET"));
+        assert_eq!(parse(&argv(&["api", "repos/o/r", "-H", "Accept: x"])).actions.len(), 1);
     }
 
     #[test]

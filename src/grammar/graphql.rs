@@ -63,7 +63,9 @@ fn variable(name: &str, body: &Body) -> Option<serde_json::Value> {
     let Body::Fields(f) = body else {
         return None;
     };
-    if let Some(vars) = f.get("variables").and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+    if let Some(vars) = body
+        .field("variables")
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
         && let Some(v) = vars.get(name)
     {
         return Some(v.clone());

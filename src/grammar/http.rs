@@ -6,7 +6,9 @@
 //! Pure: bodies read from files arrive as text the gate read before. Nothing here decides a
 //! tier; `policy/endpoints.yaml` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::grammar::graphql::{self, Operation};
 use crate::grammar::{Action, Body, Http, ScopeTarget};
@@ -14,10 +16,15 @@ use crate::grammar::{Action, Body, Http, ScopeTarget};
 /// The path of a URL (or of a `gh api` endpoint) as endpoint rules match it: query and
 /// fragment cut, percent-escapes decoded, empty segments dropped, a leading `/`. A `.` or `..`
 /// segment is an error: where it leads depends on who normalises it (curl, a proxy, the
-/// server), so the gate cannot name the endpoint.
+/// server), so the gate cannot name the endpoint. So is a `;` (also as `%3B`): servers that
+/// read path parameters (`merge;x`) route by the segment before it, others take it as part of
+/// the name, and cutting it here would let `checks/a.md;.yaml` pass for `checks/a.md`.
 pub fn normalise_path(raw: &str) -> Result<String, String> {
     let cut = raw.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode(cut);
+    if decoded.contains(';') {
+        return Err(format!("URL path {raw:?} has a `;` (a path parameter); spell the path without it"));
+    }
     let mut out = String::with_capacity(decoded.len() + 1);
     for seg in decoded.split(['/', '\\']) {
         match seg {
@@ -64,22 +71,164 @@ fn hex(c: u8) -> Option<u8> {
     }
 }
 
+/// Headers many servers honour as the real method of a request (lower case).
+const OVERRIDE_HEADERS: &[&str] = &["x-http-method-override", "x-http-method", "x-method-override"];
+
+/// The methods named by method-override headers (`Name: value` lines), upper-cased, in order.
+/// Every line of a header counts (a header with a line break is refused anyway, but its
+/// meaning is still reported).
+pub fn method_overrides<S: AsRef<str>>(headers: &[S]) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in headers {
+        for line in h.as_ref().split(['\r', '\n']) {
+            let Some((name, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            if OVERRIDE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str()) && !value.is_empty() {
+                out.push(value.to_ascii_uppercase());
+            }
+        }
+    }
+    out
+}
+
 /// A body as fields: a JSON object's top-level members, or `a=b&c=d` form pairs. Text that
-/// looks like JSON but is not an object, or does not parse, is opaque.
+/// looks like JSON but is not an object, or does not parse, is opaque; so is a body where two
+/// member names fold alike (see [`fold_key`]), at any depth, or a form that repeats a name.
 pub fn body_of(text: &str) -> Body {
     let t = text.trim_start();
     if t.starts_with(['{', '[', '"']) {
-        return match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(serde_json::Value::Object(map)) => Body::Fields(map.into_iter().map(|(k, v)| (k, json_text(&v))).collect()),
+        return match unambiguous_json(text) {
+            Some(serde_json::Value::Object(map)) => fields(map.into_iter().map(|(k, v)| (k, json_text(&v)))),
             _ => Body::Opaque,
         };
     }
-    let mut fields = BTreeMap::new();
-    for pair in text.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        fields.insert(form_decode(k), form_decode(v));
+    fields(
+        text.split('&')
+            .filter(|p| !p.is_empty())
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .map(|(k, v)| (form_decode(k), form_decode(v))),
+    )
+}
+
+/// A body's fields, names as written: opaque when two names fold alike. Go's encoding/json
+/// (Gitea) matches member names to struct fields case-insensitively and lets the last one win,
+/// so `{"head":"a","Head":"b"}` means `head: b` there and `head: a` to a case-sensitive reader
+/// (GitHub); a form repeating a name is read first-wins by some servers and last-wins by
+/// others. Which value a server uses cannot be known, so rules that look at the body match it.
+pub fn fields(pairs: impl IntoIterator<Item = (String, String)>) -> Body {
+    let mut out = BTreeMap::new();
+    let mut folded = BTreeSet::new();
+    for (k, v) in pairs {
+        if !folded.insert(fold_key(&k)) {
+            return Body::Opaque;
+        }
+        out.insert(k, v);
     }
-    Body::Fields(fields)
+    Body::Fields(out)
+}
+
+/// A member name as a case-insensitive reader compares it, at least as widely as Go's
+/// encoding/json does (`foldName`: Unicode simple case folding, where `ſ` (U+017F) is an `s`
+/// and the Kelvin sign (U+212A) a `k`): ASCII lower-cased, anything else upper- then
+/// lower-cased. Folding more than Go only makes rules match more and bodies opaque sooner.
+pub fn fold_key(k: &str) -> String {
+    let mut out = String::with_capacity(k.len());
+    for c in k.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_uppercase().flat_map(char::to_lowercase));
+        }
+    }
+    out
+}
+
+impl Body {
+    /// The value of the field whose name folds like `name` ([`fold_key`]); bodies built by
+    /// [`fields`] have at most one.
+    pub fn field(&self, name: &str) -> Option<&String> {
+        let Body::Fields(f) = self else {
+            return None;
+        };
+        let want = fold_key(name);
+        f.iter().find(|(k, _)| fold_key(k) == want).map(|(_, v)| v)
+    }
+}
+
+/// JSON text parsed, or `None` when it does not parse or an object in it (at any depth) has
+/// two member names that fold alike.
+pub fn unambiguous_json(text: &str) -> Option<serde_json::Value> {
+    serde_json::from_str::<Unambiguous>(text).ok()?;
+    serde_json::from_str(text).ok()
+}
+
+/// The member of a JSON object whose name folds like `name`.
+fn member<'a>(obj: &'a serde_json::Map<String, serde_json::Value>, name: &str) -> Option<&'a serde_json::Value> {
+    let want = fold_key(name);
+    obj.iter().find(|(k, _)| fold_key(k) == want).map(|(_, v)| v)
+}
+
+/// Deserializes any JSON value and fails on an object with two member names that fold alike.
+struct Unambiguous;
+
+impl<'de> Deserialize<'de> for Unambiguous {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnambiguousVisitor)
+    }
+}
+
+struct UnambiguousVisitor;
+
+impl<'de> Visitor<'de> for UnambiguousVisitor {
+    type Value = Unambiguous;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Unambiguous, E> {
+        Ok(Unambiguous)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Unambiguous, A::Error> {
+        while seq.next_element::<Unambiguous>()?.is_some() {}
+        Ok(Unambiguous)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Unambiguous, A::Error> {
+        let mut seen = BTreeSet::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if !seen.insert(fold_key(&k)) {
+                return Err(de::Error::custom(format!(
+                    "member {k:?} appears twice (names compared case-insensitively)"
+                )));
+            }
+            map.next_value::<Unambiguous>()?;
+        }
+        Ok(Unambiguous)
+    }
 }
 
 /// A JSON value as text: strings unquoted, anything else as compact JSON.
@@ -114,8 +263,11 @@ fn placeholder(s: &str) -> bool {
 ///
 /// - `POST …/repos/{o}/{r}/pulls`: mark `pr-create`, target from the body's `head` and `base`
 ///   (mark `scope-unknown` instead when the body cannot be read or lacks them);
-/// - `PUT|POST|DELETE …/repos/{o}/{r}/contents/{path}`: mark `contents-write`, target that path;
-///   Gitea's `POST …/repos/{o}/{r}/contents` (several files) makes one action per `files[].path`;
+/// - `PUT|POST|DELETE …/repos/{o}/{r}/contents/{path}`: mark `contents-write`, target that path,
+///   and a second action for Gitea's `from_path` (a rename: the file moved away changes too; a
+///   PUT whose body the gate cannot read is `scope-unknown`, since it may hold one);
+///   Gitea's `POST …/repos/{o}/{r}/contents` (several files) makes one action per
+///   `files[].path` and `files[].from_path`;
 /// - a path ending in `graphql`: the body's `query` is parsed; a mutation gives one action per
 ///   top-level field (mark `graphql-mutation`), a subscription is marked `graphql-subscription`,
 ///   a document the gate cannot read or parse is marked `graphql-opaque`.
@@ -155,12 +307,23 @@ pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action
         if writes && is(what, "contents") {
             a.add("contents-write");
             if segs.len() > i + 4 {
-                a.scope = Some(ScopeTarget::Contents {
+                let target = |path: String| ScopeTarget::Contents {
                     owner: owner.to_string(),
                     repo: repo.to_string(),
-                    path: segs[i + 4..].join("/"),
-                });
-                return vec![a];
+                    path,
+                };
+                // Gitea's UpdateFile renames `from_path` to the path written: both change.
+                let from = field(&body, "from_path");
+                if method == "PUT" && body == Body::Opaque {
+                    a.add("scope-unknown");
+                }
+                a.scope = Some(target(segs[i + 4..].join("/")));
+                let mut out = vec![a.clone()];
+                if let Some(from) = from {
+                    a.scope = Some(target(from));
+                    out.push(a);
+                }
+                return out;
             }
             // Gitea's ChangeFiles: the paths are in the body.
             return change_files(a, owner, repo, &body);
@@ -170,41 +333,48 @@ pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action
 }
 
 fn field(body: &Body, name: &str) -> Option<String> {
-    match body {
-        Body::Fields(f) => f.get(name).filter(|v| !v.is_empty()).cloned(),
-        _ => None,
-    }
+    body.field(name).filter(|v| !v.is_empty()).cloned()
 }
 
+/// Gitea's ChangeFiles (`POST …/contents`): one action per `files[].path`, or `scope-unknown`
+/// when an entry has no path the gate can read. Member names fold as Go reads them.
 fn change_files(a: Action, owner: &str, repo: &str, body: &Body) -> Vec<Action> {
-    let files = field(body, "files").and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let paths: Option<Vec<String>> = files.as_ref().and_then(|v| v.as_array()).map(|arr| {
-        arr.iter()
-            .filter_map(|f| f.get("path").and_then(|p| p.as_str()).map(str::to_string))
-            .collect()
-    });
-    match paths {
-        Some(p) if !p.is_empty() && p.len() == files.as_ref().and_then(|v| v.as_array()).map_or(0, Vec::len) => p
-            .into_iter()
-            .map(|path| {
-                let mut x = a.clone();
-                x.scope = Some(ScopeTarget::Contents {
-                    owner: owner.to_string(),
-                    repo: repo.to_string(),
-                    path,
-                });
-                x
-            })
-            .collect(),
-        _ => vec![a.mark("scope-unknown")],
+    let files = field(body, "files").and_then(|t| unambiguous_json(&t));
+    let mut paths = Vec::new();
+    for f in files.as_ref().and_then(|v| v.as_array()).into_iter().flatten() {
+        let Some(obj) = f.as_object() else {
+            return vec![a.mark("scope-unknown")];
+        };
+        match member(obj, "path").and_then(|p| p.as_str()) {
+            Some(p) => paths.push(p.to_string()),
+            None => return vec![a.mark("scope-unknown")],
+        }
+        match member(obj, "from_path") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::String(p)) if p.is_empty() => {}
+            Some(serde_json::Value::String(p)) => paths.push(p.clone()),
+            Some(_) => return vec![a.mark("scope-unknown")],
+        }
     }
+    if paths.is_empty() {
+        return vec![a.mark("scope-unknown")];
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let mut x = a.clone();
+            x.scope = Some(ScopeTarget::Contents {
+                owner: owner.to_string(),
+                repo: repo.to_string(),
+                path,
+            });
+            x
+        })
+        .collect()
 }
 
 fn graphql_actions(a: Action, body: &Body) -> Vec<Action> {
-    let doc = match body {
-        Body::Fields(f) => f.get("query"),
-        _ => None,
-    };
+    let doc = body.field("query");
     let Some(doc) = doc else {
         return vec![a.mark("graphql-opaque")];
     };
@@ -274,6 +444,9 @@ mod tests {
         assert!(normalise_path("/a/../repos/o/r").is_err());
         assert!(normalise_path("/a/%2e%2e/b").is_err());
         assert!(normalise_path("/a/./b").is_err());
+        assert!(normalise_path("/repos/o/r/pulls/1/merge;x").is_err());
+        assert!(normalise_path("/repos/o/r/pulls/1/merge%3Bx").is_err());
+        assert_eq!(normalise_path("/search?q=a;b").unwrap(), "/search");
     }
 
     #[test]
@@ -285,6 +458,40 @@ mod tests {
         assert_eq!(body_of("a=1&b=x+y%21"), fields(&[("a", "1"), ("b", "x y!")]));
         assert_eq!(body_of("[1,2]"), Body::Opaque);
         assert_eq!(body_of("{not json"), Body::Opaque);
+    }
+
+    #[test]
+    fn field_names_fold_as_go_reads_them() {
+        assert_eq!(
+            body_of(r#"{"EVENT":"APPROVED"}"#).field("event").map(String::as_str),
+            Some("APPROVED")
+        );
+        assert_eq!(body_of("Default_Branch=x").field("default_branch").map(String::as_str), Some("x"));
+        // `ſ` (U+017F) folds to `s` and the Kelvin sign (U+212A) to `k`, as in Go.
+        assert_eq!(
+            body_of("{\"\u{17f}tate\":\"closed\"}").field("state").map(String::as_str),
+            Some("closed")
+        );
+        assert_eq!(body_of("{\"\u{212a}ey\":\"x\"}").field("key").map(String::as_str), Some("x"));
+        assert_eq!(fold_key("Default_Branch"), "default_branch");
+        assert_eq!(fold_key("VI\u{17f}IBILITY"), "visibility");
+        assert_eq!(body_of(r#"{"event":"x"}"#).field("events"), None);
+    }
+
+    #[test]
+    fn names_that_fold_alike_make_a_body_opaque_at_any_depth() {
+        assert_eq!(body_of(r#"{"head":"c2","base":"main","Head":"feat"}"#), Body::Opaque);
+        assert_eq!(body_of(r#"{"event":"COMMENT","event":"APPROVE"}"#), Body::Opaque);
+        assert_eq!(body_of("{\"state\":\"open\",\"\u{17f}tate\":\"closed\"}"), Body::Opaque);
+        assert_eq!(body_of(r#"{"files":[{"path":"checks/a.md","Path":"ie.yaml"}]}"#), Body::Opaque);
+        assert_eq!(body_of("event=COMMENT&event=APPROVE"), Body::Opaque);
+        assert_eq!(body_of("event=COMMENT&EVENT=APPROVE"), Body::Opaque);
+        assert_eq!(
+            super::fields([("head".to_string(), "a".to_string()), ("HEAD".to_string(), "b".to_string())]),
+            Body::Opaque
+        );
+        // Different names stay fields, as written (GraphQL variables are case-sensitive).
+        assert_eq!(body_of(r#"{"headRef":"a","base":"b"}"#), fields(&[("base", "b"), ("headRef", "a")]));
     }
 
     #[test]
@@ -321,7 +528,7 @@ mod tests {
 
     #[test]
     fn contents_writes_carry_the_file_path() {
-        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/docs/a.md", Body::Opaque);
+        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/docs/a.md", Body::None);
         assert!(a[0].has("contents-write"));
         assert_eq!(
             a[0].scope,
@@ -338,6 +545,45 @@ mod tests {
         assert!(matches!(&a[1].scope, Some(ScopeTarget::Contents { path, .. }) if path == "b/c.md"));
         let a = actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", Body::Opaque);
         assert!(a[0].has("scope-unknown"));
+        // A rename: `from_path` changes too, in one file or in a ChangeFiles list.
+        let target = |a: &Action| match &a.scope {
+            Some(ScopeTarget::Contents { path, .. }) => path.clone(),
+            _ => String::new(),
+        };
+        let a = actions(
+            Action::new("PUT"),
+            "PUT",
+            "/api/v1/repos/o/r/contents/checks/a.md",
+            body_of(r#"{"From_Path":"ie.yaml","content":"eA=="}"#),
+        );
+        assert_eq!(a.iter().map(target).collect::<Vec<_>>(), vec!["checks/a.md", "ie.yaml"]);
+        let a = actions(Action::new("PUT"), "PUT", "/api/v1/repos/o/r/contents/checks/a.md", Body::Opaque);
+        assert!(a[0].has("scope-unknown"));
+        let a = actions(Action::new("DELETE"), "DELETE", "/repos/o/r/contents/checks/a.md", Body::Opaque);
+        assert!(!a[0].has("scope-unknown"));
+        let files = r#"{"files":[{"operation":"update","path":"checks/a.md","from_path":"ie.yaml"}]}"#;
+        let a = actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", body_of(files));
+        assert_eq!(a.iter().map(target).collect::<Vec<_>>(), vec!["checks/a.md", "ie.yaml"]);
+        let files = r#"{"files":[{"path":"checks/a.md","from_path":7}]}"#;
+        assert!(actions(Action::new("POST"), "POST", "/api/v1/repos/o/r/contents", body_of(files))[0].has("scope-unknown"));
+        // Gitea reads `Path` as `path`.
+        let a = actions(
+            Action::new("POST"),
+            "POST",
+            "/api/v1/repos/o/r/contents",
+            body_of(r#"{"Files":[{"operation":"update","Path":"ie.yaml"}]}"#),
+        );
+        assert!(
+            matches!(&a[0].scope, Some(ScopeTarget::Contents { path, .. }) if path == "ie.yaml"),
+            "{a:?}"
+        );
+        let a = actions(
+            Action::new("POST"),
+            "POST",
+            "/api/v1/repos/o/r/contents",
+            body_of(r#"{"files":[{"path":"a.md"},{"name":"b.md"}]}"#),
+        );
+        assert!(a.len() == 1 && a[0].has("scope-unknown"));
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub struct EndpointFile {
     #[serde(default)]
     pub path: Option<String>,
     /// Top-level fields of the request body and the values that make the rule apply (`*`: any
-    /// value). Any one field matching is enough; a body the gate cannot read always matches.
+    /// value). Any one field matching is enough; names compare case-insensitively (as Go's
+    /// encoding/json does); a body the gate cannot read always matches.
     #[serde(default)]
     pub body: BTreeMap<String, Vec<String>>,
     /// GraphQL mutation fields this rule covers (`*`: every mutation).
@@ -123,10 +124,12 @@ impl Endpoint {
         match body {
             Body::None => false,
             Body::Opaque => true,
-            Body::Fields(f) => self
-                .body
-                .iter()
-                .any(|(k, want)| f.get(k).is_some_and(|v| want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v)))),
+            // Field names fold as Go's encoding/json reads them (`EVENT`, `ſtate`); a body with
+            // two names that fold alike is opaque already (`http::fields`).
+            Body::Fields(_) => self.body.iter().any(|(k, want)| {
+                body.field(k)
+                    .is_some_and(|v| want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v)))
+            }),
         }
     }
 
@@ -381,6 +384,22 @@ mod tests {
         assert!(r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", Body::Opaque)));
         assert!(!r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", Body::None)));
         assert!(!r.matches(&http("PUT", "/repos/o/r/pulls/1/reviews", f("APPROVE"))));
+        // Names fold as Go's encoding/json (Gitea) matches them; two that fold alike are opaque.
+        for body in [
+            r#"{"EVENT":"APPROVE"}"#,
+            r#"{"Event":"approve"}"#,
+            r#"{"event":"COMMENT","Event":"APPROVE"}"#,
+        ] {
+            assert!(
+                r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", crate::grammar::http::body_of(body))),
+                "{body}"
+            );
+        }
+        assert!(!r.matches(&http(
+            "POST",
+            "/repos/o/r/pulls/1/reviews",
+            crate::grammar::http::body_of(r#"{"EVENT":"COMMENT"}"#)
+        )));
     }
 
     #[test]

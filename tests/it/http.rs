@@ -155,6 +155,33 @@ fn curl_calls_reach_the_server_only_when_allowed_and_never_in_a_dry_run() {
             false,
             vec![],
         ),
+        // The server routes by the request target, and so does the gate.
+        (
+            vec![
+                "-s".into(),
+                "-XPUT".into(),
+                "--request-target".into(),
+                "/repos/o/r/pulls/7/merge".into(),
+                u("/x"),
+            ],
+            3,
+            false,
+            vec![],
+        ),
+        (
+            vec!["-s".into(), "--request-target".into(), "/health".into(), u("/x")],
+            1,
+            false,
+            vec!["GET /health"],
+        ),
+        // A write that follows redirects could land anywhere; --max-redirs 0 keeps it here.
+        (vec!["-sL".into(), "-XPUT".into(), u("/items/1")], 3, false, vec![]),
+        (
+            vec!["-sL".into(), "--max-redirs".into(), "0".into(), "-XPUT".into(), u("/items/1")],
+            2,
+            false,
+            vec!["PUT /items/1"],
+        ),
         (vec!["-s".into(), u("/v1.43/containers/json")], 3, false, vec![]),
         (vec!["-s".into(), "file:///etc/passwd".into()], 3, false, vec![]),
         (vec!["-s".into(), "-K".into(), "cfg.txt".into(), u("/x")], 3, false, vec![]),
@@ -267,6 +294,10 @@ fn curl_sends_local_files_only_from_inside_the_working_directory() {
         (&["-s", "-d", &format!("@{}", secret.display()), u.as_str()], 3),
         (&["-s", "--data-binary", "@.env", u.as_str()], 3),
         (&["-s", "-F", "k=@id_rsa", u.as_str()], 3),
+        // curl sends every file of a comma list (`tool_formparse.c`), and header files too.
+        (&["-s", "-F", &format!("k=@body.json,{}", secret.display()), u.as_str()], 3),
+        (&["-s", "-F", "k=@body.json;type=text/plain,\"../secret.txt\"", u.as_str()], 3),
+        (&["-s", "-F", "k=v;headers=@../secret.txt", u.as_str()], 3),
         (&["-s", "-T", "innocent.txt", u.as_str()], 3),
         (&["-s", "-d", "@innocent.txt", u.as_str()], 3),
         (&["-s", "-n", u.as_str()], 3),
@@ -280,6 +311,17 @@ fn curl_sends_local_files_only_from_inside_the_working_directory() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = srv.requests();
     assert_eq!((seen[0].line(), seen[0].body.as_str()), ("POST /api".to_string(), r#"{"a":1}"#));
+    // Both files of an allowed comma list reach the server.
+    std::fs::write(work.join("sub/b.txt"), "bee").unwrap();
+    srv.forget();
+    let out = run(&env, &work, "curl", &["-s", "-F", "k=@body.json,sub/b.txt", &u], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let seen = srv.requests();
+    assert!(
+        seen[0].body.contains(r#"{"a":1}"#) && seen[0].body.contains("bee"),
+        "{}",
+        seen[0].body
+    );
 }
 
 #[test]
@@ -400,6 +442,21 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
     let out = run(&env, &work, "curl", &["-s", "-X", "PUT", "--json", body, &u("CLAUDE.md")], 3, false);
     assert!(
         out.stderr.contains("SCOPE VIOLATION: Refusing to write a file modifying CLAUDE.md"),
+        "{}",
+        out.stderr
+    );
+    // A Gitea rename writes checks/disk.md and removes ie.yaml, which the skill denies.
+    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml"}"#;
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-X", "PUT", "--json", rename, &u("checks/disk.md")],
+        3,
+        false,
+    );
+    assert!(
+        out.stderr.contains("SCOPE VIOLATION: Refusing to write a file modifying ie.yaml"),
         "{}",
         out.stderr
     );
