@@ -405,6 +405,7 @@ fn a_compose_file_that_asks_for_more_than_tier_2_refuses_compose_up() {
     let mut c = env.cmd("docker", &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
     c.current_dir(&app).env("CLAUDEOPS_TIER", "3");
     assert_eq!(c.output().unwrap().status.code(), Some(0));
+}
 
 #[test]
 fn a_pinned_pgservice_without_a_pinned_service_file_refuses_the_call() {
