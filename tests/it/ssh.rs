@@ -147,7 +147,7 @@ fn the_audit_record_carries_the_host_and_the_parsed_remote_command_with_secrets_
 }
 
 #[test]
-fn variables_that_make_ssh_run_a_local_program_are_removed_and_shell_is_sh() {
+fn variables_that_make_ssh_run_a_local_program_or_change_the_remote_encoding_are_removed() {
     let env = TestEnv::new(1, "");
     let r = env.run(
         "ssh",
@@ -159,14 +159,19 @@ fn variables_that_make_ssh_run_a_local_program_are_removed_and_shell_is_sh() {
             ("SSH_SK_PROVIDER", "/tmp/evil.so"),
             ("SHELL", "/bin/rbash"),
             ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
+            // ssh would send these on (SendEnv LANG LC_*): a remote psql would speak SJIS.
+            ("LANG", "ja_JP.SJIS"),
+            ("LC_ALL", "ja_JP.SJIS"),
+            ("LC_CTYPE", "zh_CN.GBK"),
         ],
     );
     assert_eq!(r.code(), 0, "{}", r.stderr());
     let got = env.received_env("ssh").unwrap();
-    for var in ["SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "SSH_SK_PROVIDER"] {
+    for var in ["SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "SSH_SK_PROVIDER", "LC_ALL", "LC_CTYPE"] {
         assert!(!got.contains_key(var), "{var} reached the real ssh");
     }
     assert_eq!(got.get("SHELL").map(String::as_str), Some("/bin/sh"));
+    assert_eq!(got.get("LANG").map(String::as_str), Some("C.UTF-8"));
     assert_eq!(got.get("SSH_AUTH_SOCK").map(String::as_str), Some("/tmp/agent.sock"));
 }
 
