@@ -437,6 +437,50 @@ fn commit(
 /// The files of every commit a push sends: reachable from each source and not yet on the
 /// remote's tracking refs (all remotes' when the destination is not a plain remote name).
 /// Returns the top of the work tree.
+/// A configured remote's name, not a URL or a path.
+fn is_remote_name(r: &str) -> bool {
+    !r.is_empty() && !r.starts_with('-') && r.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// Where a push to the remote `remote` lands, as far as the grammar could not tell: a branch
+/// that is the remote's default as this clone knows it (`<remote>/HEAD`, say `stable`), which
+/// the grammar's list of usual names (`main`, `master`, …) does not know; or a destination
+/// rewritten by `remote.<remote>.push`, which argv does not show. Either refuses the push.
+fn landing(git: &Git, top: &Path, remote: &str, refspecs: &[String]) -> std::result::Result<(), String> {
+    let key = format!("remote.{remote}.push");
+    let (configured, _, _) = git.output(top, &["config", "--get-all", &key])?;
+    if configured {
+        return Err(format!(
+            "{key} is configured in this repository, so where the push lands is not what argv says; remove it (an operator), or escalate"
+        ));
+    }
+    let refs = refs(git, top)?;
+    let Some(default) = refs
+        .get(&format!("refs/remotes/{remote}/HEAD"))
+        .and_then(|t| t.strip_prefix(&format!("refs/remotes/{remote}/")))
+        .map(str::to_string)
+    else {
+        return Ok(());
+    };
+    for spec in refspecs {
+        let body = spec.trim_start_matches('+');
+        let dst = match body.split_once(':') {
+            Some((_, d)) => d,
+            None => body,
+        };
+        let branch = dst
+            .strip_prefix("refs/heads/")
+            .or_else(|| dst.strip_prefix("heads/"))
+            .unwrap_or(dst);
+        if branch.eq_ignore_ascii_case(&default) {
+            return Err(format!(
+                "the push lands on {branch}, the default branch of {remote} ({remote}/HEAD); push a feature branch and open a pull request"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn push(
     git: &Git,
     dir: &Path,
@@ -463,6 +507,9 @@ fn push(
     if !ok {
         return Err(format!("a push source does not name a commit ({err})"));
     }
+    if let Some(r) = remote.filter(|r| is_remote_name(r)) {
+        landing(git, &top, r, refspecs)?;
+    }
     let mut sources: Vec<String> = commits;
     if action.has("all-branches") || action.has("mirror") {
         sources.push("--branches".into());
@@ -475,8 +522,7 @@ fn push(
     }
     // `--remotes=<name>` for a plain remote name (one that does not exist matches nothing, so
     // every commit counts); all remote-tracking refs for a URL or anything else.
-    let plain = |r: &&str| !r.is_empty() && !r.starts_with('-') && r.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-    let not = match remote.filter(plain) {
+    let not = match remote.filter(|r| is_remote_name(r)) {
         Some(r) => format!("--remotes={r}"),
         None => "--remotes".to_string(),
     };

@@ -591,3 +591,41 @@ fn explain_reports_the_scope_check_as_json() {
         serde_json::json!([fx.baseline.join("git-pr.md").display().to_string()])
     );
 }
+
+#[test]
+fn a_push_to_the_default_branch_the_remote_names_or_through_a_push_mapping_is_refused() {
+    let fx = fixture(2, &[("git-pr.md", SHIPPED_GIT_PR)], &[]);
+    let remote = fx.env.path("remote.git");
+    git(
+        fx.env.tmp.path(),
+        &["init", "-q", "--bare", "-b", "stable", remote.to_str().unwrap()],
+    );
+    let daemon = GitDaemon::start(fx.env.tmp.path());
+    git(&fx.work, &["remote", "set-url", "origin", &format!("{}/remote.git", daemon.url)]);
+    git(&fx.work, &["push", "-q", "origin", "main:stable"]);
+    git(&fx.work, &["fetch", "-q", "origin"]);
+    // The remote's default is `stable`, a name the grammar's list of usual ones does not hold.
+    git(&fx.work, &["remote", "set-head", "origin", "stable"]);
+    fx.change(&[("checks/x.md", "x\n")]);
+    let before = git(&remote, &["rev-parse", "stable"]);
+    for spec in ["feat:stable", "feat:refs/heads/stable", "HEAD:Stable"] {
+        let r = fx.run("git", &["push", "origin", spec], "2", &[]);
+        assert_eq!(r.code(), 77, "{spec}: {}", r.stderr());
+        assert!(
+            r.stderr().contains("the push lands on") && r.stderr().contains("the default branch of origin"),
+            "{}",
+            r.stderr()
+        );
+    }
+    // A push mapping the agent did not write still decides where `git push origin feat` lands.
+    git(&fx.work, &["config", "remote.origin.push", "refs/heads/feat:refs/heads/stable"]);
+    let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("remote.origin.push is configured"), "{}", r.stderr());
+    assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
+    // Without the mapping, a feature branch lands.
+    git(&fx.work, &["config", "--unset", "remote.origin.push"]);
+    let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(git(&remote, &["rev-parse", "stable"]), before);
+}
