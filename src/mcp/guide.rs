@@ -47,7 +47,9 @@ fn plain_list(served: &Served, session: &Session) -> String {
     }
     let mut out = String::new();
     for e in &served.entries {
-        out.push_str(&format!("- {}: {}", e.id(), e.meta.description));
+        // One line per skill, whatever the description holds.
+        let description = e.meta.description.split_whitespace().collect::<Vec<_>>().join(" ");
+        out.push_str(&format!("- {}: {description}", e.id()));
         if let (false, Some(t)) = (e.available(session), e.tier_required) {
             out.push_str(&format!(" (requires tier {t}; not available at tier {})", session.tier));
         }

@@ -36,7 +36,8 @@ struct State {
     scanner: Scanner,
     /// What the tool list shows (id, description, available), to tell a real change from an edit
     /// that leaves the listing alone.
-    listing: Vec<(String, String, bool)>,
+    /// What the tool description shows of each skill: a change is a `list_changed`.
+    listing: Vec<(String, String, bool, Option<u8>)>,
     /// Problems already written to stderr, so each is written once.
     warned: BTreeSet<(String, String)>,
     /// Open `subscriptions/listen` streams (protocol 2026-07-28), by a number of our own.
@@ -50,11 +51,18 @@ pub struct SkillServer {
     state: Arc<Mutex<State>>,
 }
 
-fn listing(served: &Served, session: &Session) -> Vec<(String, String, bool)> {
+fn listing(served: &Served, session: &Session) -> Vec<(String, String, bool, Option<u8>)> {
     served
         .entries
         .iter()
-        .map(|e| (e.id().to_string(), e.meta.description.clone(), e.available(session)))
+        .map(|e| {
+            (
+                e.id().to_string(),
+                e.meta.description.clone(),
+                e.available(session),
+                e.tier_required,
+            )
+        })
         .collect()
 }
 

@@ -666,6 +666,45 @@ fn adding_a_skill_sends_tools_list_changed_and_the_new_skill_is_listed() {
     }
 }
 
+#[test]
+fn a_changed_tier_requirement_changes_the_listing_and_sends_list_changed() {
+    let fx = Fx::new();
+    fx.write("skills/restart.md", RESTART);
+    let dir = fx.s("skills");
+    // At tier 1 the skill stays unavailable; only the tier it requires changes (2 to 3), which
+    // the `skill` tool's description shows.
+    let s = drive(
+        &fx,
+        &["--skills-dir", &dir],
+        vec![
+            json!({"op": "skill_xml"}),
+            json!({"op": "write", "path": fx.s("skills/restart.md"), "text": RESTART.replace("Tier 2 minimum", "Tier 3 minimum")}),
+            call("list_skills", json!({})),
+            json!({"op": "wait_list_changed"}),
+        ],
+    );
+    assert_eq!(s.listed(2)[0]["tier_required"], 3);
+    assert_eq!(s.listed(2)[0]["available"], false);
+    assert_eq!(s.result(3), &json!({"list_changed": 1}));
+}
+
+#[test]
+fn the_plain_list_keeps_one_line_per_skill() {
+    let fx = Fx::new();
+    fx.write(
+        "skills/multi/SKILL.md",
+        "---\nname: multi\ndescription: |\n  First line.\n  - name: not-a-skill\n---\n# Multi\n",
+    );
+    let out = Command::new(bin())
+        .args(["instructions", "--no-xml", "--skills-dir", &fx.s("skills")])
+        .env_remove("CLAUDEOPS_TIER")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("\n- multi: First line. - name: not-a-skill\n"), "{text}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The MCP Inspector CLI
 
