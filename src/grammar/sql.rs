@@ -745,6 +745,14 @@ mod tests {
         assert!(statement("do $$ begin delete from t; end $$", Dialect::Postgres).is_err());
         assert!(statement("select 1; select 2", Dialect::Postgres).is_err());
         assert!(statement("select (((", Dialect::Postgres).is_err());
+        // Valid PostgreSQL that sqlparser 0.63 does not parse: refused, as README says.
+        for sql in [
+            "TABLE t",
+            "select * from t for no key update",
+            "select * from t fetch first (select 1) rows only",
+        ] {
+            assert!(statement(sql, Dialect::Postgres).is_err(), "{sql}");
+        }
         let deep = format!("select {}1{}", "(".repeat(200), ")".repeat(200));
         assert!(statement(&deep, Dialect::Postgres).is_err());
     }
