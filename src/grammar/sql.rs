@@ -12,7 +12,15 @@
 //! verb is its class: for PostgreSQL the volatility that `pg_catalog` gives it
 //! (`function immutable|stable|volatile`, from `policy/pg_catalog_functions.tsv`), or
 //! `function user` for anything outside `pg_catalog`; for MySQL `function unknown`. The policy
-//! names single functions by their verb and classes by the fallback.
+//! names single functions by their verb and classes by the fallback. PostgreSQL syntax that
+//! only looks like a call (`COALESCE`, `ROW(…)`, `ARRAY(subquery)`, …, see [`PG_CONSTRUCTS`]) is
+//! not one. An operator that is not a `pg_catalog` one (`OPERATOR(public.<<<)`, a user's `<<<`,
+//! `ORDER BY … USING` either) is `operator <schema>.<op>`, class `operator user`.
+//!
+//! What the text alone cannot show, and so is not seen here: attribute notation (`t.f` and
+//! `(t).f` are calls of `f(t)` when `t` has no column `f`), and an unqualified name or operator
+//! that an overload outside `pg_catalog` wins because its argument types fit better
+//! (CVE-2018-1058). The README says what the database must guarantee instead.
 //!
 //! The caller splits text into statements with a lexer that follows the server's own; this
 //! module is handed one statement and refuses text that parses as anything but one. It does no
@@ -22,7 +30,8 @@ use std::ops::ControlFlow;
 use std::sync::LazyLock;
 
 use sqlparser::ast::{
-    CopyTarget, Expr, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, Set, SetExpr, Statement, TableFactor, Visit, Visitor,
+    BinaryOperator, CopyTarget, Expr, Function, FunctionArguments, ObjectName, ObjectNamePart, OrderByExpr, OrderBySort, Query, Select,
+    Set, SetExpr, Statement, TableFactor, Visit, Visitor,
 };
 use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect};
 use sqlparser::parser::Parser;
@@ -176,11 +185,32 @@ impl Visitor for Walk {
     }
 
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<String> {
-        if let Expr::Function(f) = e {
+        match e {
             // Without parentheses it is a SQL keyword such as CURRENT_TIMESTAMP, not a call.
-            if !matches!(f.args, FunctionArguments::None) {
+            Expr::Function(f) if !matches!(f.args, FunctionArguments::None) && !self.is_construct(f) => {
                 self.function(&f.name)?;
             }
+            Expr::BinaryOp { op, .. } | Expr::AnyOp { compare_op: op, .. } | Expr::AllOp { compare_op: op, .. } => {
+                self.binary_operator(op);
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_order_by_expr(&mut self, o: &OrderByExpr) -> ControlFlow<String> {
+        // `ORDER BY x USING op` sorts with whatever function the operator names.
+        if let Some(OrderBySort::Using(name)) = &o.options.sort {
+            let mut parts = Vec::with_capacity(name.0.len());
+            for p in &name.0 {
+                match p {
+                    ObjectNamePart::Identifier(id) => parts.push(id.value.clone()),
+                    ObjectNamePart::Function(_) => {
+                        return ControlFlow::Break(format!("a computed operator name ({name})"));
+                    }
+                }
+            }
+            self.operator(&parts);
         }
         ControlFlow::Continue(())
     }
@@ -274,7 +304,72 @@ fn sets_unsafe_charset(set: &Set, dialect: Dialect) -> bool {
     }
 }
 
+/// PostgreSQL syntax that looks like a call but is not one: `COALESCE`, `GREATEST`, `LEAST`,
+/// `NULLIF`, `GROUPING`, `ROW(…)` and `ARRAY(subquery)` are parsed by the server's grammar
+/// itself (they are keywords, so no function, in any schema, can be called this way without
+/// quotes). Their arguments are still walked like any other expression.
+const PG_CONSTRUCTS: &[&str] = &["array", "coalesce", "greatest", "grouping", "least", "nullif", "row"];
+
+/// The operator names `pg_catalog` defines (`pg_operator.oprname`, PostgreSQL 15; a live test
+/// fails on drift). Any other operator is a user's: the function behind it is unknown.
+pub const PG_OPERATORS: &[&str] = &[
+    "!!", "!~", "!~*", "!~~", "!~~*", "#", "##", "#-", "#>", "#>>", "%", "&", "&&", "&<", "&<|", "&>", "*", "*<", "*<=", "*<>", "*=", "*>",
+    "*>=", "+", "-", "->", "->>", "-|-", "/", "<", "<->", "<<", "<<=", "<<|", "<=", "<>", "<@", "<^", "=", ">", ">=", ">>", ">>=", ">^",
+    "?", "?#", "?&", "?-", "?-|", "?|", "?||", "@", "@-@", "@>", "@?", "@@", "@@@", "^", "^@", "|", "|&>", "|/", "|>>", "||", "||/", "~",
+    "~*", "~<=~", "~<~", "~=", "~>=~", "~>~", "~~", "~~*",
+];
+
 impl Walk {
+    /// Whether a PostgreSQL "call" is one of the [`PG_CONSTRUCTS`]: an unquoted, unqualified
+    /// keyword. Quoted (`"coalesce"(x)`) or qualified (`public.coalesce(x)`) it is a real call.
+    fn is_construct(&self, f: &Function) -> bool {
+        self.dialect == Dialect::Postgres
+            && matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(id)]
+                if id.quote_style.is_none() && PG_CONSTRUCTS.iter().any(|c| id.value.eq_ignore_ascii_case(c)))
+    }
+
+    /// The operators sqlparser does not model itself: `OPERATOR(schema.op)` and symbols it has
+    /// no variant for (`-|-`, or a user's `<<<`). Its own variants are built-in names.
+    fn binary_operator(&mut self, op: &BinaryOperator) {
+        match op {
+            BinaryOperator::Custom(name) => self.operator(std::slice::from_ref(name)),
+            BinaryOperator::PGCustomBinaryOperator(parts) => self.operator(parts),
+            _ => {}
+        }
+    }
+
+    /// An operator outside `pg_catalog` becomes `operator <schema>.<op>` with the fallback
+    /// `operator user`: like a user function, it runs code the gate cannot see. sqlparser keeps
+    /// each part of an operator name as written (`"PG_CATALOG"` with its quotes), so the parts
+    /// are folded here as the server folds them.
+    fn operator(&mut self, raw: &[String]) {
+        if self.dialect != Dialect::Postgres {
+            return;
+        }
+        let parts: Vec<String> = raw
+            .iter()
+            .map(|p| match p.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                Some(quoted) => quoted.replace("\"\"", "\""),
+                None => p.to_ascii_lowercase(),
+            })
+            .collect();
+        let parts = parts.as_slice();
+        let builtin = match parts {
+            [op] => PG_OPERATORS.contains(&op.as_str()),
+            [schema, op] if schema == "pg_catalog" => PG_OPERATORS.contains(&op.as_str()),
+            _ => false,
+        };
+        if !builtin {
+            let shown = match parts.split_last() {
+                Some((op, [])) => op.clone(),
+                Some((op, schema)) => format!("{}.{op}", render(schema)),
+                None => String::new(),
+            };
+            self.functions
+                .push(Action::new(format!("operator {shown}")).fallback("operator user"));
+        }
+    }
+
     fn function(&mut self, name: &ObjectName) -> ControlFlow<String> {
         let mut parts = Vec::with_capacity(name.0.len());
         for p in &name.0 {
@@ -298,10 +393,12 @@ impl Walk {
     }
 }
 
-/// `function pg_catalog.<name>` with its volatility class when the name is a built-in (an
-/// unqualified name resolves to `pg_catalog` first: it is always searched before the rest of the
-/// `search_path` unless named in it, and the gate lets no `SET` through below tier 3);
-/// `function user` for anything else.
+/// `function pg_catalog.<name>` with its volatility class when the name is a built-in;
+/// `function user` for anything else. An unqualified name is taken for the built-in:
+/// `pg_catalog` is searched first, but that only settles a tie between identical argument
+/// types, and a function of the same name elsewhere on the `search_path` whose argument types
+/// fit better wins. The gate cannot see types; the database must keep such functions out of
+/// the agent's `search_path` (README, "A read-only database role").
 fn pg_function(parts: &[String]) -> Action {
     let builtin = match parts {
         [name] => Some(name),
@@ -577,10 +674,85 @@ mod tests {
     }
 
     #[test]
+    fn coalesce_greatest_least_nullif_grouping_row_and_array_are_syntax_not_calls() {
+        assert_eq!(
+            verbs("select coalesce(sum(id), 0), greatest(1, 2), least(1, 2), nullif(v, '') from t"),
+            vec!["function pg_catalog.sum", "sql select"]
+        );
+        assert_eq!(
+            verbs("select array(select id from t), row(1, 'x'), grouping(id) from t group by rollup (id)"),
+            vec!["sql select"]
+        );
+        assert_eq!(verbs("select COALESCE(1, 2), Row(1)"), vec!["sql select"]);
+        // Their arguments are still checked.
+        assert_eq!(
+            verbs("select coalesce(nextval('s'), 0), array(select my_check())"),
+            vec!["function pg_catalog.nextval", "function my_check", "sql select"]
+        );
+        // Quoted or qualified, the name is a real call (a user function can have it).
+        for (sql, verb) in [
+            ("select \"coalesce\"(1, 2)", "function coalesce"),
+            ("select public.greatest(1, 2)", "function public.greatest"),
+            ("select pg_catalog.nullif(1, 2)", "function pg_catalog.nullif"),
+        ] {
+            let got = pg(sql);
+            assert_eq!((got[0].0.as_str(), got[0].2.as_deref()), (verb, Some("function user")), "{sql}");
+        }
+        // MySQL has no such syntax: its COALESCE is a function the policy names.
+        let my = statement("select coalesce(1, 2)", Dialect::MySql).unwrap();
+        assert_eq!(my[0].verb, "function coalesce");
+    }
+
+    #[test]
+    fn operators_outside_pg_catalog_are_user_operators() {
+        for (sql, verb) in [
+            ("select 1 operator(public.<<<) 2", "operator public.<<<"),
+            ("select 1 <<< 2", "operator <<<"),
+            ("select (select 1 from t where (id, 1) operator(app.=) (1, 2))", "operator app.="),
+            ("select 1 operator(\"PG_CATALOG\".+) 2", "operator \"PG_CATALOG\".+"),
+            ("select 1 operator(PUBLIC.<<<) 2", "operator public.<<<"),
+            ("select 1 operator(pg_catalog.<<<) 2", "operator pg_catalog.<<<"),
+            ("select * from t order by id using operator(public.<<<)", "operator public.<<<"),
+            ("select * from t order by id using <<<", "operator <<<"),
+            (
+                "select array_agg(id order by id using operator(public.<)) from t",
+                "operator public.<",
+            ),
+            ("select 1 operator(a.b.<) 2", "operator a.b.<"),
+        ] {
+            let users: Vec<String> = pg(sql)
+                .into_iter()
+                .filter(|(_, _, fallback)| fallback.as_deref() == Some("operator user"))
+                .map(|(v, _, _)| v)
+                .collect();
+            assert_eq!(users, vec![verb.to_string()], "{sql}");
+        }
+        // Built-in operators, however written, are not actions.
+        for sql in [
+            "select 1 + 2, 'a' || 'b', '[1,2)'::int4range -|- '[2,3)'::int4range, 'a' ~>=~ 'b'",
+            "select 1 operator(pg_catalog.+) 2, 1 operator(<) 2, 1 operator(PG_CATALOG.-) 2",
+            "select 1 operator(\"pg_catalog\".*) 2",
+            "select * from t order by id using <, v using operator(pg_catalog.>)",
+            "select '{}'::jsonb @> '{}', '{}'::jsonb ->> 'a', 'a' ~~* 'b'",
+        ] {
+            assert_eq!(verbs(sql), vec!["sql select"], "{sql}");
+        }
+        assert!(PG_OPERATORS.windows(2).all(|w| w[0] < w[1]), "PG_OPERATORS is not sorted");
+    }
+
+    #[test]
     fn what_does_not_parse_or_is_not_one_statement_is_refused() {
         assert!(statement("do $$ begin delete from t; end $$", Dialect::Postgres).is_err());
         assert!(statement("select 1; select 2", Dialect::Postgres).is_err());
         assert!(statement("select (((", Dialect::Postgres).is_err());
+        // Valid PostgreSQL that sqlparser 0.63 does not parse: refused, as README says.
+        for sql in [
+            "TABLE t",
+            "select * from t for no key update",
+            "select * from t fetch first (select 1) rows only",
+        ] {
+            assert!(statement(sql, Dialect::Postgres).is_err(), "{sql}");
+        }
         let deep = format!("select {}1{}", "(".repeat(200), ")".repeat(200));
         assert!(statement(&deep, Dialect::Postgres).is_err());
     }

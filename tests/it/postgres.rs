@@ -99,6 +99,65 @@ fn reads_through_the_gate_return_their_rows_at_tier_1() {
 }
 
 #[test]
+fn coalesce_and_the_other_call_shaped_constructs_are_tier_1_reads_that_return_rows() {
+    let d = Db::new(3, "");
+    let r = d.psql(
+        1,
+        &[
+            "-At",
+            "-c",
+            "select coalesce(sum(id), 0), greatest(1, 2), least(1, 2), nullif(v, 'one') is null, \
+             array(select id from t order by id), row(1, 'x') = row(1, 'x') \
+             from t where id = 1 group by v",
+        ],
+        None,
+        &[],
+    );
+    assert_eq!((r.code(), r.stdout()), (0, "1|2|1|t|{1,2,3}|t\n".into()), "{}", r.stderr());
+}
+
+#[test]
+fn user_code_reached_without_call_syntax_is_refused_or_read_only_below_tier_3() {
+    let d = Db::new(3, "");
+    d.pg.sql(
+        &d.db,
+        "create function public.lt_and_write(int, int) returns boolean language sql \
+           as $$ insert into t values (9, 'op'); select $1 < $2 $$; \
+         create operator public.<<< (leftarg = int, rightarg = int, function = public.lt_and_write); \
+         create function public.writes(t) returns text language sql \
+           as $$ insert into t values (8, 'attr') returning 'wrote' $$",
+    );
+    // An operator outside pg_catalog is a user operator: refused before psql runs.
+    for args in [
+        &["-c", "select 1 operator(public.<<<) 2"][..],
+        &["-c", "select * from t where id <<< 2"],
+        &["-c", "select * from t order by id using operator(public.<<<)"],
+    ] {
+        for tier in [1u8, 2] {
+            let r = d.psql(tier, args, None, &[]);
+            assert_eq!(
+                (r.code(), d.env.last_audit()["rule"].as_str().unwrap_or("?")),
+                (77, "psql.operator.user"),
+                "tier {tier}: {args:?}: {}",
+                r.stderr()
+            );
+        }
+    }
+    // Attribute notation calls writes(t) and looks like a column to the gate: the read-only
+    // session is what stops it.
+    for sql in ["select t.writes from t", "select (t).writes from t"] {
+        let r = d.psql(1, &["-At", "-c", sql], None, &[]);
+        assert_ne!(r.code(), 0, "{sql}: {}", r.stdout());
+        assert!(r.stderr().contains("read-only transaction"), "{sql}: {}", r.stderr());
+    }
+    assert_eq!(d.state(), UNCHANGED);
+    // At tier 3 the operator runs, and writes.
+    let r = d.psql(3, &["-At", "-c", "select 1 operator(public.<<<) 2"], None, &[]);
+    assert_eq!((r.code(), r.stdout()), (0, "t\n".into()), "{}", r.stderr());
+    assert_eq!(d.pg.sql(&d.db, "select v from t where id = 9"), "op");
+}
+
+#[test]
 fn every_read_only_escape_and_write_is_refused_at_tiers_1_and_2_and_changes_nothing() {
     let d = Db::new(3, "");
     std::fs::write(d.env.path("write.sql"), "select 1;\ndelete from t;\n").unwrap();
@@ -421,6 +480,20 @@ fn an_interactive_psql_is_refused_below_tier_3() {
         assert_eq!(env.last_audit()["rule"], "psql.interactive");
         assert!(env.received("psql").is_none());
     }
+}
+
+#[test]
+fn the_built_in_operator_names_match_the_server() {
+    let live = pg().sql(
+        "postgres",
+        "select string_agg(oprname, ' ' order by oprname collate \"C\") from \
+           (select distinct oprname from pg_operator where oprnamespace = 'pg_catalog'::regnamespace) x",
+    );
+    assert_eq!(
+        tiershim::grammar::sql::PG_OPERATORS.join(" "),
+        live,
+        "PG_OPERATORS in src/grammar/sql.rs drifted from the server's pg_operator"
+    );
 }
 
 #[test]
