@@ -184,6 +184,16 @@ impl Action {
         }
     }
 
+    /// `verb [mark,mark]`: how the grammar tests compare an action and its marks.
+    #[cfg(test)]
+    pub fn shown_with_marks(self) -> String {
+        if self.marks.is_empty() {
+            self.verb
+        } else {
+            format!("{} [{}]", self.verb, self.marks.into_iter().collect::<Vec<_>>().join(","))
+        }
+    }
+
     pub fn fallback(mut self, verb: impl Into<String>) -> Action {
         self.fallback = Some(verb.into());
         self

@@ -624,16 +624,7 @@ mod tests {
     fn marked(words: &[&str]) -> Vec<String> {
         let inv = parse(&argv(words));
         assert_eq!(inv.problem, None, "{words:?}");
-        inv.actions
-            .into_iter()
-            .map(|a| {
-                if a.marks.is_empty() {
-                    a.verb
-                } else {
-                    format!("{} [{}]", a.verb, a.marks.into_iter().collect::<Vec<_>>().join(","))
-                }
-            })
-            .collect()
+        inv.actions.into_iter().map(Action::shown_with_marks).collect()
     }
 
     #[test]

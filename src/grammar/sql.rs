@@ -574,13 +574,7 @@ mod tests {
             statement(sql, Dialect::MySql)
                 .unwrap_or_else(|e| panic!("{sql}: {e}"))
                 .into_iter()
-                .map(|a| {
-                    if a.marks.is_empty() {
-                        a.verb
-                    } else {
-                        format!("{} [{}]", a.verb, a.marks.into_iter().collect::<Vec<_>>().join(","))
-                    }
-                })
+                .map(Action::shown_with_marks)
                 .collect()
         };
         for sql in [
