@@ -23,6 +23,10 @@ use std::path::{Component, Path, PathBuf};
 use crate::grammar::{ComposeFiles, Invocation, Project, Target};
 use crate::sanitize::escape;
 
+/// The mark of a `compose up` in an ssh command: the gate cannot read the files it starts
+/// containers from.
+pub const REMOTE: &str = "compose-remote";
+
 /// Compose's default file names, in its order of preference.
 const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
 /// The override file compose adds to a default file found beside it.
@@ -154,61 +158,224 @@ pub fn resolve_local(cwd: &Path, dir: &Option<String>, files: &[String], env_fil
     from_dir(dir.as_deref().unwrap_or(cwd))
 }
 
-/// What the compose files of a local `compose up` ask for that `docker run` needs tier 3 or
-/// more for, one line each (`service web: privileged`); empty when they ask for none of it.
-/// Err when a file exists but cannot be read or understood. No file at all is no finding:
+/// What the files a local `compose up` reads come to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// What they ask for that `docker run` needs tier 3 or more for, one line each
+    /// (`service web: privileged`).
+    pub escalates: Vec<String>,
+    /// What of it the agent can change (a compose file, `.env`, the project directory where it
+    /// could add an override file, a bind source): then the agent, not the operator, decides
+    /// what `compose up` starts.
+    pub changeable: Vec<String>,
+}
+
+/// [`file_marks_with`] with the caller's real permissions (`access(2)`, which uses the real
+/// uid and gid: in a hardened install the agent's, not the gate's group).
+pub fn file_marks(cwd: &Path, f: &ComposeFiles) -> Result<Judged, String> {
+    file_marks_with(cwd, f, &agent_can_change)
+}
+
+/// What the files of a local `compose up` ask for, and what of them the agent can change; Err
+/// when a file exists but cannot be read or understood. No compose file at all is no finding:
 /// compose then fails without starting anything.
 ///
-/// Judged per service: `privileged`, host or container namespaces (`pid`, `ipc`, `uts`,
-/// `userns_mode`, `cgroup`, `network_mode: host`), `cap_add`, `devices`,
-/// `device_cgroup_rules`, `security_opt` other than `no-new-privileges`, `volumes_from`, and a
-/// bind of a protected host path (the docker socket, `/`, `/etc`, … as `docker run -v` is judged;
-/// a relative source is taken from the project directory); and for the files, `include` and
-/// `extends: {file: …}` (other files the gate does not follow) and volumes with `driver_opts`
-/// (a local volume can bind any host path). A value that uses interpolation (`${…}`) in any of
-/// these is taken as asking for it.
-pub fn file_marks(cwd: &Path, f: &ComposeFiles) -> Result<Vec<String>, String> {
+/// The files are found as compose finds them: `-f` (or `COMPOSE_FILE` in `.env`), else
+/// `compose.yaml` and the override beside it, searched from the project directory up. Each is
+/// read as compose-go reads it (tags such as `!override` dropped, `<<` merge keys applied) and
+/// judged by [`judge_file`].
+pub fn file_marks_with(cwd: &Path, f: &ComposeFiles, can_change: &dyn Fn(&Path) -> bool) -> Result<Judged, String> {
     let at = |p: &str| lexical(&cwd.join(p));
     let project_dir = f.dir.as_deref().map(at);
-    let files: Vec<PathBuf> = if f.files.is_empty() {
+    let env_dir = project_dir
+        .clone()
+        .or_else(|| f.files.first().and_then(|p| at(p).parent().map(Path::to_path_buf)))
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let env_paths: Vec<PathBuf> = if f.env_files.is_empty() {
+        vec![env_dir.join(".env")]
+    } else {
+        f.env_files.iter().map(|p| at(p)).collect()
+    };
+    let mut compose_file_env = None;
+    for p in &env_paths {
+        if let Some(text) = read_bounded(p)? {
+            for (k, v) in dotenv(&text) {
+                if k == "COMPOSE_FILE" {
+                    compose_file_env = Some(v);
+                }
+            }
+        }
+    }
+    let files: Vec<PathBuf> = if !f.files.is_empty() {
+        f.files.iter().map(|p| at(p)).collect()
+    } else if let Some(list) = compose_file_env {
+        if list.contains('$') {
+            return Err("COMPOSE_FILE in .env uses interpolation the gate does not do".into());
+        }
+        list.split(':')
+            .filter(|p| !p.is_empty())
+            .map(|p| lexical(&env_dir.join(p)))
+            .collect()
+    } else {
         match search(project_dir.as_deref().unwrap_or(cwd)) {
             Ok(found) => found,
-            Err(_) => return Ok(Vec::new()),
+            Err(_) => return Ok(Judged::default()),
         }
-    } else {
-        f.files.iter().map(|p| at(p)).collect()
     };
     let base = project_dir
         .or_else(|| files.first().and_then(|p| p.parent().map(Path::to_path_buf)))
         .unwrap_or_else(|| cwd.to_path_buf());
-    let mut out = Vec::new();
+    let mut out = Judged::default();
+    let mut changeable = |p: &Path, what: &str| {
+        if can_change(p) {
+            out.changeable.push(format!("{what} {}", shown(p)));
+        }
+    };
+    // Where compose would find an override or `.env` the operator did not write.
+    changeable(&base.join("compose.override.yaml"), "the project directory of");
+    for p in env_paths.iter().filter(|p| p.exists()) {
+        changeable(p, "the env file");
+    }
+    let mut binds = Vec::new();
     for file in &files {
         let Some(text) = read_bounded(file)? else { continue };
-        out.extend(judge_text(&text, &base).map_err(|e| format!("the compose file {} {e}", shown(file)))?);
+        changeable(file, "the compose file");
+        let doc = parse(&text).map_err(|e| format!("the compose file {} {e}", shown(file)))?;
+        judge_file(&doc, &base, &mut out.escalates, &mut binds);
     }
+    // Where each bind source really is, and whether the agent can put something else there.
+    for (who, src, host) in binds {
+        if let Ok(real) = std::fs::canonicalize(&host)
+            && real != host
+            && crate::grammar::docker::protected_host_path(&real.to_string_lossy())
+        {
+            out.escalates.push(format!("{who}: a bind of {src}, which is {}", shown(&real)));
+        }
+        if can_change(&host) {
+            out.changeable.push(format!("{who}: the bind source {}", shown(&host)));
+        }
+    }
+    out.changeable.dedup();
     Ok(out)
 }
 
-/// [`file_marks`] for one file's text, its relative binds taken from `base`.
+/// Whether the caller could change what is at `p`: write it, or replace or create it through
+/// a directory on its way that the caller can write (a sticky directory such as `/tmp` lets
+/// the caller replace only what it owns).
+pub fn agent_can_change(p: &Path) -> bool {
+    use nix::unistd::{AccessFlags, access};
+    use std::os::unix::fs::MetadataExt;
+    let uid = nix::unistd::getuid().as_raw();
+    if p.symlink_metadata().is_ok() && access(p, AccessFlags::W_OK).is_ok() {
+        return true;
+    }
+    let mut child = p.to_path_buf();
+    for dir in p.ancestors().skip(1) {
+        if dir.as_os_str().is_empty() {
+            break;
+        }
+        if access(dir, AccessFlags::W_OK | AccessFlags::X_OK).is_ok() {
+            let Ok(m) = dir.metadata() else { return true };
+            let sticky = m.mode() & 0o1000 != 0;
+            let owns_child = child.symlink_metadata().map_or(true, |c| c.uid() == uid);
+            if !sticky || owns_child || m.uid() == uid {
+                return true;
+            }
+        }
+        child = dir.to_path_buf();
+    }
+    false
+}
+
+/// A compose file as compose-go reads it: YAML, tags dropped (`!override`, `!reset` keep their
+/// value), `<<` merge keys applied.
+fn parse(text: &str) -> Result<serde_yaml_ng::Value, String> {
+    let mut doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| format!("is not YAML the gate can read ({e})"))?;
+    untag(&mut doc);
+    doc.apply_merge()
+        .map_err(|e| format!("has merge keys the gate cannot apply ({e})"))?;
+    Ok(doc)
+}
+
+fn untag(v: &mut serde_yaml_ng::Value) {
+    use serde_yaml_ng::Value as Y;
+    if let Y::Tagged(t) = v {
+        let inner = std::mem::replace(&mut t.value, Y::Null);
+        *v = inner;
+        untag(v);
+        return;
+    }
+    match v {
+        Y::Sequence(items) => items.iter_mut().for_each(untag),
+        Y::Mapping(m) => m.iter_mut().for_each(|(_, x)| untag(x)),
+        _ => {}
+    }
+}
+
+/// What one file's text asks for that `docker run` needs tier 3 for (for the policy's
+/// examples: no file system), its relative binds taken from `base`.
 pub fn judge_text(text: &str, base: &Path) -> Result<Vec<String>, String> {
-    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| format!("is not YAML the gate can read ({e})"))?;
+    let doc = parse(text)?;
     let mut out = Vec::new();
-    judge_file(&doc, base, &mut out);
+    judge_file(&doc, base, &mut out, &mut Vec::new());
     Ok(out)
 }
 
-/// Mark a `compose up` by what its files ask for: `compose-escalates`, or `compose-unread`
-/// when they could not be read.
-pub fn mark(a: &mut crate::grammar::Action, found: &Result<Vec<String>, String>) {
+/// Mark a `compose up` by what its files come to: `compose-escalates`, `compose-writable`, or
+/// `compose-unread` when they could not be read.
+pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
     match found {
-        Ok(f) if f.is_empty() => {}
-        Ok(_) => a.add("compose-escalates"),
+        Ok(j) => {
+            if !j.escalates.is_empty() {
+                a.add("compose-escalates");
+            }
+            if !j.changeable.is_empty() {
+                a.add("compose-writable");
+            }
+        }
         Err(_) => a.add("compose-unread"),
     }
 }
 
-fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
+/// A YAML value compose-go reads as true (`true`, `yes`, `on`, `y`, `1`, in any case), or one
+/// that uses interpolation, which the gate does not do.
+fn truthy(v: &serde_yaml_ng::Value) -> bool {
     use serde_yaml_ng::Value as Y;
+    match v {
+        Y::Bool(b) => *b,
+        Y::Number(n) => n.as_i64() != Some(0),
+        Y::String(s) => s.contains('$') || matches!(s.to_ascii_lowercase().as_str(), "true" | "yes" | "y" | "on" | "1"),
+        _ => false,
+    }
+}
+
+/// Judged per service:
+/// - `privileged`, `use_api_socket`, `provider` (compose runs a program on the host), hooks
+///   (`post_start`, `pre_stop`) that are privileged;
+/// - host or container namespaces (`pid`, `ipc`, `uts`, `userns_mode`, `cgroup`, `network_mode`:
+///   `host`, `container:…`, `service:…`);
+/// - `cap_add`, `devices`, `device_cgroup_rules`, `gpus`, `volumes_from`, `runtime`,
+///   `security_opt` other than `no-new-privileges`;
+/// - `extends: {file: …}`, and a build that is privileged, has entitlements or the host network;
+/// - a bind of a protected host path (the docker socket, `/`, `/etc`, … as `docker run -v` is
+///   judged; a relative source is taken from the project directory).
+///
+/// And for the file: `include` (other files), volumes with `driver_opts` (a local volume can
+/// bind any host path), networks that are the host's, and configs or secrets read from a
+/// protected host path. A value that uses interpolation (`${…}`) in any of these is taken as
+/// asking for it. Bind sources are collected into `binds` (who, as written, the host path) for
+/// checks that need the file system.
+fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>, binds: &mut Vec<(String, String, PathBuf)>) {
+    use serde_yaml_ng::Value as Y;
+    let host_path = |src: &str| -> Option<PathBuf> {
+        if src.starts_with('/') {
+            Some(lexical(Path::new(src)))
+        } else if src.starts_with('.') {
+            Some(lexical(&base.join(src)))
+        } else {
+            None
+        }
+    };
     if doc.get("include").is_some() {
         out.push("include: (other compose files)".into());
     }
@@ -219,18 +386,51 @@ fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
             }
         }
     }
+    if let Some(Y::Mapping(nets)) = doc.get("networks") {
+        for (name, v) in nets {
+            let named = v.get("name").map(text_of).unwrap_or_default().to_ascii_lowercase();
+            let driver = v.get("driver").map(text_of).unwrap_or_default().to_ascii_lowercase();
+            if named == "host" || driver == "host" || named.contains('$') || driver.contains('$') {
+                out.push(format!("network {}: the host's network", text_of(name)));
+            }
+        }
+    }
+    for kind in ["configs", "secrets"] {
+        if let Some(Y::Mapping(items)) = doc.get(kind) {
+            for (name, v) in items {
+                let Some(file) = v.get("file").map(text_of) else { continue };
+                let who = format!("{kind} {}", text_of(name));
+                match host_path(&file) {
+                    Some(h) if crate::grammar::docker::protected_host_path(&h.to_string_lossy()) => {
+                        out.push(format!("{who}: a bind of {file}"));
+                    }
+                    Some(h) => binds.push((who, file, h)),
+                    None => out.push(format!("{who}: a bind of {file}")),
+                }
+            }
+        }
+    }
     let Some(Y::Mapping(services)) = doc.get("services") else { return };
     for (name, svc) in services {
         let name = text_of(name);
         let mut say = |what: String| out.push(format!("service {name}: {what}"));
         let set = |k: &str| svc.get(k).filter(|v| !matches!(v, Y::Null));
-        let interpolated = |v: &Y| text_of(v).contains('$');
-        if let Some(v) = set("privileged")
-            && (matches!(v, Y::Bool(true)) || interpolated(v) || text_of(v).eq_ignore_ascii_case("true"))
-        {
-            say("privileged".into());
+        for k in ["privileged", "use_api_socket"] {
+            if set(k).is_some_and(truthy) {
+                say(k.to_string());
+            }
         }
-        for k in ["pid", "ipc", "uts", "userns_mode", "cgroup"] {
+        if set("provider").is_some() {
+            say("provider (a program compose runs on the host)".into());
+        }
+        for hook in ["post_start", "pre_stop"] {
+            if let Some(Y::Sequence(hooks)) = set(hook)
+                && hooks.iter().any(|h| h.get("privileged").is_some_and(truthy))
+            {
+                say(format!("{hook}: privileged"));
+            }
+        }
+        for k in ["pid", "ipc", "uts", "userns_mode", "cgroup", "network_mode"] {
             if let Some(v) = set(k) {
                 let t = text_of(v).to_ascii_lowercase();
                 if t == "host" || t.starts_with("host:") || t.starts_with("container:") || t.starts_with("service:") || t.contains('$') {
@@ -238,13 +438,7 @@ fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
                 }
             }
         }
-        if let Some(v) = set("network_mode") {
-            let t = text_of(v).to_ascii_lowercase();
-            if t == "host" || t.contains('$') {
-                say(format!("network_mode: {t}"));
-            }
-        }
-        for k in ["cap_add", "devices", "device_cgroup_rules", "volumes_from"] {
+        for k in ["cap_add", "devices", "device_cgroup_rules", "volumes_from", "gpus", "runtime"] {
             if set(k).is_some_and(|v| !matches!(v, Y::Sequence(l) if l.is_empty())) {
                 say(k.to_string());
             }
@@ -262,14 +456,20 @@ fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
         {
             say("extends: {file: …} (another compose file)".into());
         }
+        if let Some(b) = set("build") {
+            let network = b.get("network").map(text_of).unwrap_or_default().to_ascii_lowercase();
+            if b.get("privileged").is_some_and(truthy) || b.get("entitlements").is_some() || network == "host" || network.contains('$') {
+                say("build: privileged, entitlements or the host network".into());
+            }
+        }
         if let Some(Y::Sequence(vols)) = set("volumes") {
             for v in vols {
                 let source = match v {
                     Y::String(spec) => spec.split_once(':').map(|(src, _)| src.to_string()),
-                    Y::Mapping(_) => match v.get("type").map(text_of).as_deref() {
-                        Some("bind") => Some(v.get("source").map(text_of).unwrap_or_default()),
-                        _ => None,
-                    },
+                    Y::Mapping(_) => {
+                        let kind = v.get("type").map(text_of).unwrap_or_default();
+                        (kind == "bind" || kind.contains('$')).then(|| v.get("source").map(text_of).unwrap_or_default())
+                    }
                     _ => None,
                 };
                 let Some(src) = source else { continue };
@@ -282,16 +482,12 @@ fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>) {
                 {
                     continue;
                 }
-                let host = if src.starts_with('/') {
-                    src.clone()
-                } else if src.starts_with('.') {
-                    lexical(&base.join(&src)).to_string_lossy().into_owned()
-                } else {
-                    // `~` and interpolation: where it points is not known here.
-                    String::new()
-                };
-                if host.is_empty() || crate::grammar::docker::protected_host_path(&host) {
-                    say(format!("a bind of {src}"));
+                match host_path(&src).filter(|_| !src.contains('$')) {
+                    Some(h) if !crate::grammar::docker::protected_host_path(&h.to_string_lossy()) => {
+                        binds.push((format!("service {name}"), src, h));
+                    }
+                    // Protected, `~`, interpolated or empty: where it points is the host's.
+                    _ => say(format!("a bind of {src}")),
                 }
             }
         }
@@ -390,8 +586,10 @@ fn dotenv(text: &str) -> Vec<(String, String)> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let line = line.strip_prefix("export ").map(str::trim_start).unwrap_or(line);
-        let Some((k, v)) = line.split_once('=') else { continue };
+        // compose-go's dotenv: an `export` prefix, and `KEY: value` as well as `KEY=value`.
+        let line = line.strip_prefix("export").map(str::trim_start).unwrap_or(line);
+        let Some(at) = line.find(['=', ':']) else { continue };
+        let (k, v) = (&line[..at], &line[at + 1..]);
         let v = v.trim();
         let v = match v.chars().next() {
             Some(q @ ('"' | '\'')) => v[1..].split(q).next().unwrap_or_default().to_string(),
@@ -510,18 +708,19 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("srv/app");
         std::fs::create_dir_all(&d).unwrap();
-        let marks = |yaml: &str| {
+        let nobody_writes = |_: &Path| false;
+        let escalates = |yaml: &str| {
             std::fs::write(d.join("compose.yaml"), yaml).unwrap();
-            file_marks(&d, &ComposeFiles::default())
+            file_marks_with(&d, &ComposeFiles::default(), &nobody_writes).map(|j| j.escalates)
         };
         assert_eq!(
-            marks(
+            escalates(
                 "services:\n  web:\n    image: nginx\n    volumes: [./html:/usr/share/nginx/html:ro, data:/data]\n    security_opt: [no-new-privileges:true]\nvolumes:\n  data: {}\n"
             ),
             Ok(vec![])
         );
         assert_eq!(
-            marks(concat!(
+            escalates(concat!(
                 "services:\n",
                 "  a: {privileged: true, pid: host, network_mode: host, cap_add: [SYS_ADMIN]}\n",
                 "  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock, /:/host]\n",
@@ -544,10 +743,118 @@ mod tests {
                 "service d: extends: {file: …} (another compose file)".to_string(),
             ])
         );
-        assert!(marks("services: [").unwrap_err().contains("is not YAML"));
+        // What compose-go reads that plain YAML does not show: merge keys, tags, YAML 1.1
+        // booleans; and the other ways to the host.
+        for (yaml, what) in [
+            (
+                "x-p: &p {privileged: true}\nservices:\n  a: {<<: *p, image: x}\n",
+                "service a: privileged",
+            ),
+            ("services:\n  a: {privileged: !override true}\n", "service a: privileged"),
+            ("services:\n  a: {volumes: !override [\"/:/host\"]}\n", "service a: a bind of /"),
+            ("services:\n  a: {privileged: yes}\n", "service a: privileged"),
+            ("services:\n  a: {privileged: On}\n", "service a: privileged"),
+            ("services:\n  a: {use_api_socket: true}\n", "service a: use_api_socket"),
+            (
+                "services:\n  a: {provider: {type: /bin/sh}}\n",
+                "service a: provider (a program compose runs on the host)",
+            ),
+            (
+                "services:\n  a: {post_start: [{command: id, privileged: true}]}\n",
+                "service a: post_start: privileged",
+            ),
+            (
+                "services:\n  a: {network_mode: \"service:b\"}\n",
+                "service a: network_mode: service:b",
+            ),
+            (
+                "services:\n  a: {build: {context: ., privileged: true}}\n",
+                "service a: build: privileged, entitlements or the host network",
+            ),
+            (
+                "services:\n  a: {volumes: [{type: \"${T:-bind}\", source: /, target: /h}]}\n",
+                "service a: a bind of /",
+            ),
+            (
+                "networks:\n  hn: {external: true, name: host}\nservices: {}\n",
+                "network hn: the host's network",
+            ),
+            (
+                "configs:\n  s: {file: /var/run/docker.sock}\nservices: {}\n",
+                "configs s: a bind of /var/run/docker.sock",
+            ),
+            (
+                "secrets:\n  s: {file: /etc/shadow}\nservices: {}\n",
+                "secrets s: a bind of /etc/shadow",
+            ),
+        ] {
+            assert_eq!(escalates(yaml), Ok(vec![what.to_string()]), "{yaml}");
+        }
+        assert!(escalates("services: [").unwrap_err().contains("is not YAML"));
+        // A bind through a symlink is judged where it leads.
+        std::os::unix::fs::symlink("/", d.join("hostroot")).unwrap();
+        assert_eq!(
+            escalates("services:\n  a: {volumes: [./hostroot:/host]}\n"),
+            Ok(vec!["service a: a bind of ./hostroot, which is /".to_string()])
+        );
         // No compose file: compose fails, nothing to judge.
         std::fs::remove_file(d.join("compose.yaml")).unwrap();
-        assert_eq!(file_marks(&d, &ComposeFiles::default()), Ok(vec![]));
+        assert_eq!(file_marks_with(&d, &ComposeFiles::default(), &nobody_writes), Ok(Judged::default()));
+    }
+
+    #[test]
+    fn what_the_agent_can_change_is_the_agents_own_container() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("srv/app");
+        std::fs::create_dir_all(d.join("data")).unwrap();
+        std::fs::write(d.join("compose.yaml"), "services:\n  web: {image: x, volumes: [./data:/data]}\n").unwrap();
+        std::fs::write(d.join(".env"), "TAG=1\n").unwrap();
+        let changeable = |writable: &[&str]| {
+            let writable: Vec<PathBuf> = writable.iter().map(|w| d.join(w)).collect();
+            file_marks_with(&d, &ComposeFiles::default(), &|p: &Path| writable.iter().any(|w| w == p))
+                .unwrap()
+                .changeable
+        };
+        assert_eq!(changeable(&[]), Vec::<String>::new());
+        let shown = |rel: &str| d.join(rel).display().to_string();
+        assert_eq!(
+            changeable(&["compose.yaml"]),
+            vec![format!("the compose file {}", shown("compose.yaml"))]
+        );
+        assert_eq!(changeable(&[".env"]), vec![format!("the env file {}", shown(".env"))]);
+        assert_eq!(
+            changeable(&["compose.override.yaml"]),
+            vec![format!("the project directory of {}", shown("compose.override.yaml"))]
+        );
+        assert_eq!(
+            changeable(&["data"]),
+            vec![format!("service web: the bind source {}", shown("data"))]
+        );
+        // COMPOSE_FILE in .env (compose-go's `KEY: value` spelling too) chooses the files.
+        std::fs::write(d.join("evil.yaml"), "services:\n  web: {image: x, privileged: true}\n").unwrap();
+        for env in [
+            "COMPOSE_FILE=evil.yaml\n",
+            "COMPOSE_FILE: evil.yaml\n",
+            "export\tCOMPOSE_FILE=evil.yaml\n",
+        ] {
+            std::fs::write(d.join(".env"), env).unwrap();
+            let j = file_marks_with(&d, &ComposeFiles::default(), &|_: &Path| false).unwrap();
+            assert_eq!(j.escalates, vec!["service web: privileged".to_string()], "{env}");
+        }
+    }
+
+    #[test]
+    fn the_real_permission_check_sees_a_sticky_directory() {
+        // As root everything is writable; as another user a file in a sticky directory that
+        // someone else owns cannot be replaced. Only what this process can observe is asserted.
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("compose.yaml");
+        std::fs::write(&f, "services: {}\n").unwrap();
+        assert!(agent_can_change(&f), "a file in our own temporary directory");
+        assert!(agent_can_change(&t.path().join("missing.yaml")), "creating one there");
+        if nix::unistd::getuid().as_raw() != 0 {
+            assert!(!agent_can_change(Path::new("/etc/passwd")));
+        }
     }
 
     #[test]

@@ -447,20 +447,37 @@ fn is_remote_name(r: &str) -> bool {
 /// the grammar's list of usual names (`main`, `master`, …) does not know; or a destination
 /// rewritten by `remote.<remote>.push`, which argv does not show. Either refuses the push.
 fn landing(git: &Git, top: &Path, remote: &str, refspecs: &[String]) -> std::result::Result<(), String> {
-    let key = format!("remote.{remote}.push");
-    let (configured, _, _) = git.output(top, &["config", "--get-all", &key])?;
-    if configured {
-        return Err(format!(
-            "{key} is configured in this repository, so where the push lands is not what argv says; remove it (an operator), or escalate"
-        ));
+    // One read of the settings that move a push's destination: `remote.<name>.push` (a
+    // mapping), and `push.default` = `upstream`/`tracking` (a branch goes to its upstream).
+    let escaped: String = remote
+        .chars()
+        .map(|c| if c == '.' { "\\.".to_string() } else { c.to_string() })
+        .collect();
+    let pattern = format!("^(remote\\.{escaped}\\.push|push\\.default)$");
+    let (_, out, _) = git.output(top, &["config", "-z", "--get-regexp", &pattern])?;
+    for entry in String::from_utf8_lossy(&out).split('\0').filter(|e| !e.is_empty()) {
+        let (key, value) = entry.split_once('\n').unwrap_or((entry, ""));
+        if key.starts_with("remote.") {
+            return Err(format!(
+                "{key} is configured in this repository, so where the push lands is not what argv says; remove it (an operator), or escalate"
+            ));
+        }
+        if matches!(value.to_ascii_lowercase().as_str(), "upstream" | "tracking") {
+            return Err(format!(
+                "push.default is {value} here, so a branch is pushed to its upstream, not where argv says; an operator can set it to simple, or escalate"
+            ));
+        }
     }
     let refs = refs(git, top)?;
+    // Without `<remote>/HEAD` the default branch is unknown, and any destination may be it.
     let Some(default) = refs
         .get(&format!("refs/remotes/{remote}/HEAD"))
         .and_then(|t| t.strip_prefix(&format!("refs/remotes/{remote}/")))
         .map(str::to_string)
     else {
-        return Ok(());
+        return Err(format!(
+            "the default branch of {remote} is not known here ({remote}/HEAD is not set), so the push may land on it; an operator can run git remote set-head {remote} --auto"
+        ));
     };
     for spec in refspecs {
         let body = spec.trim_start_matches('+');

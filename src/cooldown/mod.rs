@@ -163,12 +163,14 @@ fn same_container(a: &str, b: &str) -> bool {
         _ => return false,
     };
     let (project, name) = service;
-    [('-', '-'), ('_', '_')].iter().any(|(a, b)| {
+    // docker-compose v1 before 1.21 also dropped `-` and `_` from the project (`myshop_api_1`).
+    let squeezed: String = project.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    [(project, '-'), (project, '_'), (squeezed.as_str(), '_')].iter().any(|(p, sep)| {
         container
-            .strip_prefix(project)
-            .and_then(|r| r.strip_prefix(*a))
+            .strip_prefix(p)
+            .and_then(|r| r.strip_prefix(*sep))
             .and_then(|r| r.strip_prefix(name))
-            .and_then(|r| r.strip_prefix(*b))
+            .and_then(|r| r.strip_prefix(*sep))
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
     })
 }
@@ -618,6 +620,8 @@ mod tests {
         assert!(!same_container("shop/api", "shop-api-"));
         assert!(!same_container("shop/api", "ie01:shop-api-1"));
         assert!(same_container("ie01:shop_api_2", "ie01:shop/api"));
+        assert!(same_container("my-shop/api", "myshop_api_1"));
+        assert!(!same_container("my-shop/api", "myshop-api-1"));
     }
 
     #[test]

@@ -210,28 +210,63 @@ const POWER_UNITS: &[&str] = &[
     "systemd-suspend-then-hibernate.service",
     "rescue.service",
     "emergency.service",
+    // SysV runlevel aliases: 0 is poweroff, 1 rescue, 6 reboot.
+    "runlevel0.target",
+    "runlevel1.target",
+    "runlevel6.target",
 ];
 
-/// Units that let people reach the host: stopping one can lock the operators out.
-const ACCESS_UNITS: &[&str] = &["ssh.service", "sshd.service", "ssh.socket", "sshd.socket", "systemd-logind.service"];
+/// Units whose stop or restart reaches far beyond one service: how people reach the host
+/// (stopping one can lock the operators out), its network and firewall, and the container
+/// engine (every container stops with it).
+const WIDE_UNITS: &[&str] = &[
+    "ssh.service",
+    "sshd.service",
+    "ssh.socket",
+    "sshd.socket",
+    "systemd-logind.service",
+    "dbus.service",
+    "dbus.socket",
+    "networking.service",
+    "systemd-networkd.service",
+    "systemd-networkd.socket",
+    "systemd-resolved.service",
+    "networkmanager.service",
+    "nftables.service",
+    "iptables.service",
+    "netfilter-persistent.service",
+    "ufw.service",
+    "firewalld.service",
+    "tailscaled.service",
+    "docker.service",
+    "docker.socket",
+    "containerd.service",
+];
 
 /// Marks for the units of a start, stop or restart: `power` for one that takes the host down
-/// (never); `wide` for any other target (it starts or stops whatever it pulls in), a glob, or
-/// stopping what operators log in through.
-fn unit_marks(units: &[&str], stop: bool, a: &mut Action) {
+/// (never); `wide` for any other target (it starts or stops whatever it pulls in), a slice or
+/// scope (every process in it: user sessions), a glob, a template instance of a VPN or network
+/// unit, or one of [`WIDE_UNITS`].
+fn unit_marks(units: &[&str], a: &mut Action) {
     for u in units {
         let lower = u.to_ascii_lowercase();
         // A name without a type is a service to systemctl.
         let full = if lower.contains('.') { lower } else { format!("{lower}.service") };
+        let template = full.split_once('@').map(|(t, _)| t);
         if POWER_UNITS.contains(&full.as_str()) {
             a.add("power");
-        } else if full.ends_with(".target") {
+        } else if full.ends_with(".target") || full.ends_with(".slice") || full.ends_with(".scope") {
             a.add("wide");
         }
-        if u.contains(['*', '?', '[']) {
-            a.add("wide");
-        }
-        if stop && ACCESS_UNITS.contains(&full.as_str()) {
+        if u.contains(['*', '?', '[', '\\'])
+            || WIDE_UNITS.contains(&full.as_str())
+            || template.is_some_and(|t| {
+                matches!(
+                    t,
+                    "wg-quick" | "openvpn" | "openvpn-client" | "openvpn-server" | "ifup" | "getty" | "serial-getty"
+                )
+            })
+        {
             a.add("wide");
         }
     }
@@ -258,7 +293,11 @@ pub fn systemctl(args: &[String]) -> Invocation {
     if RESTARTS.contains(&verb.as_str()) {
         let units: Vec<&str> = p.positionals().iter().skip(1).copied().collect();
         action.targets = units.iter().map(|u| Target::Unit(u.to_string())).collect();
-        unit_marks(&units, verb == "stop", &mut action);
+        unit_marks(&units, &mut action);
+        // Flags that leave dependencies half-done or make the job impossible to undo.
+        if p.has("ignore-dependencies") || p.has("irreversible") {
+            action.add("wide");
+        }
     }
     // `--job-mode=isolate` stops everything the unit does not pull in: `start --job-mode=isolate
     // rescue.target` is `isolate`; modes other than the default's leave units half-started.

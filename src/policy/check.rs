@@ -142,10 +142,26 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
 /// policy examples'). `inputs` is what the example's stdin holds.
 fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super::Examples) -> crate::decision::Decision {
     let mut inv = grammar::parse_scripts(policy.tool, argv, &ex.inputs);
-    // The example's compose file, as the gate would have read it from /srv/app.
-    if let Some(text) = &ex.compose {
+    // The example's compose file, as the gate would have read it from /srv/app, and whether
+    // the agent could change it.
+    if ex.compose.is_some() || ex.compose_changeable {
+        let judged = crate::compose::judge_text(ex.compose.as_deref().unwrap_or(""), std::path::Path::new("/srv/app")).map(|escalates| {
+            crate::compose::Judged {
+                escalates,
+                changeable: if ex.compose_changeable {
+                    vec!["the compose file /srv/app/compose.yaml".into()]
+                } else {
+                    Vec::new()
+                },
+            }
+        });
         for a in inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
-            crate::compose::mark(a, &crate::compose::judge_text(text, std::path::Path::new("/srv/app")));
+            crate::compose::mark(a, &judged);
+        }
+    }
+    if ex.compose_remote {
+        for a in inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
+            a.add(crate::compose::REMOTE);
         }
     }
     let mut req = base.clone();

@@ -299,6 +299,8 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             refuse: ex.refuse,
             inputs: Default::default(),
             compose: None,
+            compose_changeable: false,
+            compose_remote: false,
         });
         rules.push(Endpoint {
             id: e.id,

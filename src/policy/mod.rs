@@ -103,6 +103,12 @@ pub struct ExamplesFile {
     /// What the compose file of these examples holds (docker `compose up`).
     #[serde(default)]
     pub compose: Option<String>,
+    /// The agent can change the compose file of these examples.
+    #[serde(default)]
+    pub compose_changeable: bool,
+    /// The examples' `compose up` runs on a remote host (in an ssh command).
+    #[serde(default)]
+    pub compose_remote: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -245,6 +251,10 @@ pub struct Examples {
     pub inputs: crate::grammar::Inputs,
     /// The compose file the examples' `compose up` reads.
     pub compose: Option<String>,
+    /// The agent can change that file.
+    pub compose_changeable: bool,
+    /// The `compose up` runs on a remote host.
+    pub compose_remote: bool,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -458,6 +468,8 @@ impl Policy {
                             files: Vec::new(),
                         },
                         compose: e.compose,
+                        compose_changeable: e.compose_changeable,
+                        compose_remote: e.compose_remote,
                     })
                     .unwrap_or_default(),
             );

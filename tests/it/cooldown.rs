@@ -733,7 +733,7 @@ fn over_ssh_the_project_comes_from_the_cd_in_front() {
         let r = run(&env, "ssh", &["ie01", cmd], 2);
         assert_eq!(r.code(), 0, "{cmd}: {}", r.stderr());
     };
-    ok("cd /srv/media && docker compose up -d jellyfin");
+    ok("cd /srv/media && docker compose restart jellyfin");
     ok("docker compose -p media restart jellyfin");
     assert_eq!(restarts(&state, "ie01:media/jellyfin").len(), 2);
     let r = run(&env, "ssh", &["ie01", "docker restart media-jellyfin-1"], 2);

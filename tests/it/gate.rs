@@ -352,24 +352,57 @@ fn the_admin_cli_ends_quietly_when_its_reader_goes_away() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// `compose up` at tier 2 reads the compose file the way compose finds it: what it asks for that
-/// `docker run` needs tier 3 or more for refuses the call, and the real docker never runs.
+/// `compose up` at tier 2 reads the compose files the way compose finds them. What they ask for
+/// that `docker run` needs tier 3 for, or files the agent can change, refuse the call, and the
+/// real docker never runs. The agent here is `nobody` (run through setpriv when the tests run as
+/// root; root can change every file, so as root every one of these is the agent's own).
 #[test]
 fn a_compose_file_that_asks_for_more_than_tier_2_refuses_compose_up() {
+    use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new(3, "");
+    let root = nix::unistd::getuid().is_root();
+    // The operator's project: readable, not writable, by the agent.
     let app = env.path("app");
     std::fs::create_dir_all(app.join("sub")).unwrap();
-    let up = |dir: &std::path::Path, args: &[&str]| {
-        let mut c = env.cmd("docker", args);
-        c.current_dir(dir).env("CLAUDEOPS_TIER", "2");
+    for d in [&app, &app.join("sub")] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    if root {
+        // The stub records what it received in the real directory; the gate appends the audit log.
+        std::fs::set_permissions(&env.real, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::write(&env.audit, "").unwrap();
+        std::fs::set_permissions(&env.audit, std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
+    let up = |dir: &std::path::Path, args: &[&str], tier: &str| {
+        let mut c = if root {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(env.dir.join("docker"))
+                .args(args)
+                .env_clear()
+                .env("PATH", &env.dir);
+            c
+        } else {
+            env.cmd("docker", args)
+        };
+        c.current_dir(dir).env("CLAUDEOPS_TIER", tier);
         crate::harness::Run { out: c.output().unwrap() }
     };
-    std::fs::write(
-        app.join("compose.yaml"),
+    let write = |p: &std::path::Path, text: &str| {
+        std::fs::write(p, text).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    };
+    write(
+        &app.join("compose.yaml"),
         "services:\n  web:\n    image: nginx\n    volumes: [./html:/html:ro]\n",
-    )
-    .unwrap();
-    let r = up(&app, &["compose", "up", "-d", "web"]);
+    );
+    let r = up(&app, &["compose", "up", "-d", "web"], "2");
+    if !root {
+        // The tests' own files are the caller's: compose up of them is the caller's container.
+        assert_eq!(r.code(), 77, "{}", r.stderr());
+        assert_eq!(env.last_audit()["rule"], "docker.compose.file-writable");
+        return;
+    }
     assert_eq!(r.code(), 0, "{}", r.stderr());
     env.forget("docker");
     for (file, text) in [
@@ -379,32 +412,53 @@ fn a_compose_file_that_asks_for_more_than_tier_2_refuses_compose_up() {
             "services:\n  web:\n    image: x\n    volumes: [/var/run/docker.sock:/s]\n",
         ),
         ("compose.yaml", "services:\n  web: {image: x, pid: host}\n"),
+        ("compose.yaml", "x-p: &p {privileged: true}\nservices:\n  web: {<<: *p, image: x}\n"),
         // The override file compose adds beside it counts too.
         ("compose.override.yaml", "services:\n  web: {cap_add: [SYS_ADMIN]}\n"),
     ] {
-        std::fs::write(app.join("compose.yaml"), "services:\n  web: {image: nginx}\n").unwrap();
+        write(&app.join("compose.yaml"), "services:\n  web: {image: nginx}\n");
         let _ = std::fs::remove_file(app.join("compose.override.yaml"));
-        std::fs::write(app.join(file), text).unwrap();
-        // From a directory below, compose finds the file in a parent: so does the gate.
-        let r = up(&app.join("sub"), &["compose", "up", "-d", "web"]);
+        write(&app.join(file), text);
+        // From a directory below, compose finds the files in a parent: so does the gate.
+        let r = up(&app.join("sub"), &["compose", "up", "-d", "web"], "2");
         assert_eq!(r.code(), 77, "{text}: {}", r.stderr());
         assert!(r.stderr().contains("requires tier 3"), "{}", r.stderr());
         assert_eq!(env.last_audit()["rule"], "docker.compose.file-escalates");
         assert_eq!(env.received("docker"), None, "{text}");
     }
-    // Named with -f from elsewhere, and a file that is not YAML.
-    std::fs::write(env.path("evil.yml"), "services:\n  web: {image: x, network_mode: host}\n").unwrap();
-    let r = up(&app, &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
+    let _ = std::fs::remove_file(app.join("compose.override.yaml"));
+    write(&app.join("compose.yaml"), "services:\n  web: {image: nginx}\n");
+    // What the agent can change: its own compose file, a directory where it could add an
+    // override, a bind source it could fill with setuid files or swap for a symlink.
+    let agent_dir = env.path("mine");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    std::fs::set_permissions(&agent_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    write(&agent_dir.join("compose.yaml"), "services:\n  web: {image: nginx}\n");
+    let r = up(&agent_dir, &["compose", "up", "-d", "web"], "2");
     assert_eq!(r.code(), 77, "{}", r.stderr());
-    std::fs::write(app.join("compose.yaml"), "services: [\n").unwrap();
-    let r = up(&app, &["compose", "up", "-d", "web"]);
+    assert_eq!(env.last_audit()["rule"], "docker.compose.file-writable");
+    write(
+        &app.join("compose.yaml"),
+        &format!(
+            "services:\n  web:\n    image: nginx\n    volumes: [{}:/data]\n",
+            agent_dir.display()
+        ),
+    );
+    let r = up(&app, &["compose", "up", "-d", "web"], "2");
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert_eq!(env.last_audit()["rule"], "docker.compose.file-writable");
+    // Named with -f from elsewhere, and a file that is not YAML.
+    write(&env.path("evil.yml"), "services:\n  web: {image: x, network_mode: host}\n");
+    let r = up(&app, &["compose", "-f", "../evil.yml", "up", "-d", "web"], "2");
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    write(&app.join("compose.yaml"), "services: [\n");
+    let r = up(&app, &["compose", "up", "-d", "web"], "2");
     assert_eq!(r.code(), 77, "{}", r.stderr());
     assert_eq!(env.last_audit()["rule"], "docker.compose.file-unread");
     assert_eq!(env.received("docker"), None);
     // Tier 3 may.
-    let mut c = env.cmd("docker", &["compose", "-f", "../evil.yml", "up", "-d", "web"]);
-    c.current_dir(&app).env("CLAUDEOPS_TIER", "3");
-    assert_eq!(c.output().unwrap().status.code(), Some(0));
+    let r = up(&app, &["compose", "-f", "../evil.yml", "up", "-d", "web"], "3");
+    assert_eq!(r.code(), 0, "{}", r.stderr());
 }
 
 #[test]

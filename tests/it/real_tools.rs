@@ -92,6 +92,8 @@ fn repo(env: &TestEnv) -> (PathBuf, PathBuf, GitDaemon) {
     let daemon = GitDaemon::start(env.tmp.path());
     git(&work, &["remote", "add", "origin", &format!("{}/remote.git", daemon.url)]);
     git(&work, &["push", "-q", "origin", "main"]);
+    // As a clone has it: the remote's default branch, read from the remote.
+    git(&work, &["remote", "set-head", "origin", "--auto"]);
     git(&work, &["checkout", "-q", "-b", "feat"]);
     std::fs::create_dir_all(work.join("checks")).unwrap();
     std::fs::write(work.join("checks/http.md"), "check\n").unwrap();

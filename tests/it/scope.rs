@@ -623,8 +623,21 @@ fn a_push_to_the_default_branch_the_remote_names_or_through_a_push_mapping_is_re
     assert_eq!(r.code(), 77, "{}", r.stderr());
     assert!(r.stderr().contains("remote.origin.push is configured"), "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
-    // Without the mapping, a feature branch lands.
     git(&fx.work, &["config", "--unset", "remote.origin.push"]);
+    // push.default=upstream sends a branch to its upstream, which the agent can set at tier 2.
+    git(&fx.work, &["config", "push.default", "upstream"]);
+    let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("push.default is upstream"), "{}", r.stderr());
+    git(&fx.work, &["config", "--unset", "push.default"]);
+    // Without origin/HEAD the default branch is unknown: any destination may be it.
+    git(&fx.work, &["symbolic-ref", "--delete", "refs/remotes/origin/HEAD"]);
+    let r = fx.run("git", &["push", "origin", "feat:stable"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("origin/HEAD is not set"), "{}", r.stderr());
+    assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
+    git(&fx.work, &["remote", "set-head", "origin", "stable"]);
+    // Otherwise, a feature branch lands.
     let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "stable"]), before);

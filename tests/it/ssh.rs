@@ -99,14 +99,14 @@ fn a_dry_run_shows_the_ssh_call_with_its_remote_command_as_one_word() {
 #[test]
 fn the_audit_record_carries_the_host_and_the_parsed_remote_command_with_secrets_redacted() {
     let env = TestEnv::new(2, "");
-    let command = "cd /srv/app && docker compose up -d api && curl -su bob:hunter2 http://127.0.0.1/health";
+    let command = "cd /srv/app && docker compose restart api && curl -su bob:hunter2 http://127.0.0.1/health";
     let r = env.run("ssh", &["-p", "2222", "ops@ie01", command], &[("CLAUDEOPS_TIER", "2")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-ops] Using: ssh → docker compose up (CLI)\n");
+    assert_eq!(r.stderr(), "[skill:container-ops] Using: ssh → docker compose restart (CLI)\n");
     let rec = env.last_audit();
     assert_eq!(rec["tool"], "ssh");
-    assert_eq!(rec["verb"], "docker compose up");
-    assert_eq!(rec["rule"], "docker.compose.up");
+    assert_eq!(rec["verb"], "docker compose restart");
+    assert_eq!(rec["rule"], "docker.compose.restart");
     assert_eq!(
         rec["remote"],
         serde_json::json!({
@@ -114,17 +114,17 @@ fn the_audit_record_carries_the_host_and_the_parsed_remote_command_with_secrets_
             "user": "ops",
             "port": "2222",
             "jump": [],
-            "command": "cd /srv/app && docker compose up -d api && curl -su 'bob:[REDACTED]' http://127.0.0.1/health",
+            "command": "cd /srv/app && docker compose restart api && curl -su 'bob:[REDACTED]' http://127.0.0.1/health",
             "cd": "/srv/app",
             "parts": [
                 {
                     "tool": "docker",
-                    "argv": ["docker", "compose", "up", "-d", "api"],
-                    "verb": "compose up",
-                    "shown": "docker compose up",
+                    "argv": ["docker", "compose", "restart", "api"],
+                    "verb": "compose restart",
+                    "shown": "docker compose restart",
                     "verdict": "allow",
                     "required_tier": 2,
-                    "rule": "docker.compose.up",
+                    "rule": "docker.compose.restart",
                     "skill": "container-ops"
                 },
                 {
@@ -234,6 +234,8 @@ fn git_over_ssh() -> (TestEnv, PathBuf, PathBuf) {
     );
     // As if fetched: the push scope check counts the commits not on a remote-tracking branch.
     git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    // As a clone has it: the remote's default branch (a push is refused without it).
+    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
     git(&work, &["checkout", "-q", "-b", "feat"]);
     // A file the shipped git-pr skill lets an agent change (the push is scope-checked).
     std::fs::create_dir(work.join("checks")).unwrap();
