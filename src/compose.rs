@@ -68,73 +68,100 @@ pub fn resolve_targets(inv: &mut Invocation, resolve: Resolver) {
     }
 }
 
-/// True when some target's project is still to be worked out.
-pub fn has_implied(inv: &Invocation) -> bool {
-    inv.actions.iter().flat_map(|a| &a.targets).any(|t| {
-        matches!(
-            t,
-            Target::Service {
-                project: Project::Implied(_),
-                ..
+/// Where compose looks for a call run in `cwd` with these options.
+struct Layout {
+    /// `--project-directory`, resolved.
+    project_dir: Option<PathBuf>,
+    /// `-f`, resolved.
+    given: Vec<PathBuf>,
+    /// Where `.env` is read from: the project directory, else that of the first `-f`, else
+    /// the working directory (compose reads it before it looks for default files).
+    env_dir: PathBuf,
+    /// The `--env-file`s, or `.env` in `env_dir`.
+    env_paths: Vec<PathBuf>,
+    /// `--env-file` was given: a missing one fails compose.
+    explicit_env: bool,
+}
+
+impl Layout {
+    fn new(cwd: &Path, f: &ComposeFiles) -> Layout {
+        let at = |p: &str| lexical(&cwd.join(p));
+        let project_dir = f.dir.as_deref().map(at);
+        let given: Vec<PathBuf> = f.files.iter().map(|p| at(p)).collect();
+        let env_dir = project_dir
+            .clone()
+            .or_else(|| given.first().and_then(|p| p.parent().map(Path::to_path_buf)))
+            .unwrap_or_else(|| cwd.to_path_buf());
+        let env_paths = if f.env_files.is_empty() {
+            vec![env_dir.join(".env")]
+        } else {
+            f.env_files.iter().map(|p| at(p)).collect()
+        };
+        Layout {
+            project_dir,
+            given,
+            env_dir,
+            env_paths,
+            explicit_env: !f.env_files.is_empty(),
+        }
+    }
+
+    /// The entries of the env files that exist, with the file each is in. With `strict`, a
+    /// `--env-file` that does not exist is an error (compose fails on it).
+    fn env(&self, strict: bool) -> Result<Vec<(String, String, PathBuf)>, String> {
+        let mut out = Vec::new();
+        for p in &self.env_paths {
+            match read_bounded(p)? {
+                Some(text) => out.extend(dotenv(&text).into_iter().map(|(k, v)| (k, v, p.clone()))),
+                None if strict && self.explicit_env => return Err(format!("the env file {} does not exist", shown(p))),
+                None => {}
             }
-        )
-    })
+        }
+        Ok(out)
+    }
+
+    /// Where compose's search for a default file starts.
+    fn search_from<'a>(&'a self, cwd: &'a Path) -> &'a Path {
+        self.project_dir.as_deref().unwrap_or(cwd)
+    }
+
+    /// The project directory compose ends up with: `--project-directory`, else the directory of
+    /// the first compose file, else the working directory.
+    fn base(&self, files: &[PathBuf], cwd: &Path) -> PathBuf {
+        self.project_dir
+            .clone()
+            .or_else(|| files.first().and_then(|p| p.parent().map(Path::to_path_buf)))
+            .unwrap_or_else(|| cwd.to_path_buf())
+    }
+}
+
+/// The last value of `key` in env entries, with the file it came from.
+fn env_value<'a>(env: &'a [(String, String, PathBuf)], key: &str) -> Option<(&'a str, &'a Path)> {
+    env.iter()
+        .rev()
+        .find(|(k, _, _)| k == key)
+        .map(|(_, v, p)| (v.as_str(), p.as_path()))
 }
 
 /// The project name compose would use for a call run in `cwd` with these options.
-pub fn resolve_local(cwd: &Path, dir: &Option<String>, files: &[String], env_files: &[String]) -> Result<String, String> {
-    let at = |p: &str| lexical(&cwd.join(p));
-    let project_dir = dir.as_deref().map(at);
-    // The compose files: as given, or found by compose's search from the project directory up.
-    let found: Vec<PathBuf> = if files.is_empty() {
-        Vec::new()
-    } else {
-        files.iter().map(|f| at(f)).collect()
-    };
-    // `.env`: the `--env-file`s, or `.env` in the project directory, else beside the first
-    // `-f`, else the working directory (compose reads it before it looks for default files).
-    let env_dir = project_dir
-        .clone()
-        .or_else(|| found.first().and_then(|f| f.parent().map(Path::to_path_buf)))
-        .unwrap_or_else(|| cwd.to_path_buf());
-    let env_paths: Vec<PathBuf> = if env_files.is_empty() {
-        vec![env_dir.join(".env")]
-    } else {
-        env_files.iter().map(|f| at(f)).collect()
-    };
-    let mut from_env = None;
-    let mut compose_file_env = false;
-    for p in &env_paths {
-        let text = match read_bounded(p) {
-            Ok(Some(t)) => t,
-            // A missing default `.env` is the usual case; a missing `--env-file` fails compose.
-            Ok(None) if env_files.is_empty() => continue,
-            Ok(None) => return Err(format!("the env file {} does not exist", shown(p))),
-            Err(e) => return Err(e),
-        };
-        for (k, v) in dotenv(&text) {
-            match k.as_str() {
-                "COMPOSE_PROJECT_NAME" => from_env = Some((v, p.clone())),
-                "COMPOSE_FILE" => compose_file_env = true,
-                _ => {}
-            }
-        }
-    }
-    if let Some((v, p)) = from_env.filter(|(v, _)| !v.is_empty()) {
+pub fn resolve_local(cwd: &Path, f: &ComposeFiles) -> Result<String, String> {
+    let layout = Layout::new(cwd, f);
+    let env = layout.env(true)?;
+    if let Some((v, p)) = env_value(&env, "COMPOSE_PROJECT_NAME").filter(|(v, _)| !v.is_empty()) {
         if v.contains('$') {
             return Err(format!(
                 "COMPOSE_PROJECT_NAME in {} uses interpolation the gate does not do",
-                shown(&p)
+                shown(p)
             ));
         }
-        return Ok(v);
+        return Ok(v.to_string());
     }
-    let files = if !found.is_empty() {
-        found
-    } else if compose_file_env {
+    let files = if !layout.given.is_empty() {
+        layout.given.clone()
+    } else if env_value(&env, "COMPOSE_FILE").is_some() {
         return Err("COMPOSE_FILE in .env chooses the compose files; name the project with -p".into());
     } else {
-        search(project_dir.as_deref().unwrap_or(cwd))?
+        search(layout.search_from(cwd))?
     };
     let mut name = None;
     for f in &files {
@@ -154,8 +181,8 @@ pub fn resolve_local(cwd: &Path, dir: &Option<String>, files: &[String], env_fil
     if let Some(n) = name.map(|n| normalize(&n)).filter(|n| !n.is_empty()) {
         return Ok(n);
     }
-    let dir = project_dir.or_else(|| files.first().and_then(|f| f.parent().map(Path::to_path_buf)));
-    from_dir(dir.as_deref().unwrap_or(cwd))
+    // With `-f` the project directory is the first given file's, as with the search's.
+    from_dir(&layout.base(&files, cwd))
 }
 
 /// What the files a local `compose up` reads come to.
@@ -185,46 +212,25 @@ pub fn file_marks(cwd: &Path, f: &ComposeFiles) -> Result<Judged, String> {
 /// read as compose-go reads it (tags such as `!override` dropped, `<<` merge keys applied) and
 /// judged by [`judge_file`].
 pub fn file_marks_with(cwd: &Path, f: &ComposeFiles, can_change: &dyn Fn(&Path) -> bool) -> Result<Judged, String> {
-    let at = |p: &str| lexical(&cwd.join(p));
-    let project_dir = f.dir.as_deref().map(at);
-    let env_dir = project_dir
-        .clone()
-        .or_else(|| f.files.first().and_then(|p| at(p).parent().map(Path::to_path_buf)))
-        .unwrap_or_else(|| cwd.to_path_buf());
-    let env_paths: Vec<PathBuf> = if f.env_files.is_empty() {
-        vec![env_dir.join(".env")]
-    } else {
-        f.env_files.iter().map(|p| at(p)).collect()
-    };
-    let mut compose_file_env = None;
-    for p in &env_paths {
-        if let Some(text) = read_bounded(p)? {
-            for (k, v) in dotenv(&text) {
-                if k == "COMPOSE_FILE" {
-                    compose_file_env = Some(v);
-                }
-            }
-        }
-    }
-    let files: Vec<PathBuf> = if !f.files.is_empty() {
-        f.files.iter().map(|p| at(p)).collect()
-    } else if let Some(list) = compose_file_env {
+    let layout = Layout::new(cwd, f);
+    let env = layout.env(false)?;
+    let files: Vec<PathBuf> = if !layout.given.is_empty() {
+        layout.given.clone()
+    } else if let Some((list, _)) = env_value(&env, "COMPOSE_FILE") {
         if list.contains('$') {
             return Err("COMPOSE_FILE in .env uses interpolation the gate does not do".into());
         }
         list.split(':')
             .filter(|p| !p.is_empty())
-            .map(|p| lexical(&env_dir.join(p)))
+            .map(|p| lexical(&layout.env_dir.join(p)))
             .collect()
     } else {
-        match search(project_dir.as_deref().unwrap_or(cwd)) {
+        match search(layout.search_from(cwd)) {
             Ok(found) => found,
             Err(_) => return Ok(Judged::default()),
         }
     };
-    let base = project_dir
-        .or_else(|| files.first().and_then(|p| p.parent().map(Path::to_path_buf)))
-        .unwrap_or_else(|| cwd.to_path_buf());
+    let base = layout.base(&files, cwd);
     let mut out = Judged::default();
     let mut changeable = |p: &Path, what: &str| {
         if can_change(p) {
@@ -233,7 +239,7 @@ pub fn file_marks_with(cwd: &Path, f: &ComposeFiles, can_change: &dyn Fn(&Path) 
     };
     // Where compose would find an override or `.env` the operator did not write.
     changeable(&base.join("compose.override.yaml"), "the project directory of");
-    for p in env_paths.iter().filter(|p| p.exists()) {
+    for p in layout.env_paths.iter().filter(|p| p.exists()) {
         changeable(p, "the env file");
     }
     let mut binds = Vec::new();
@@ -628,7 +634,14 @@ mod tests {
 
     fn local(cwd: &Path, dir: Option<&str>, files: &[&str], env_files: &[&str]) -> Result<String, String> {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        resolve_local(cwd, &dir.map(String::from), &s(files), &s(env_files))
+        resolve_local(
+            cwd,
+            &ComposeFiles {
+                dir: dir.map(String::from),
+                files: s(files),
+                env_files: s(env_files),
+            },
+        )
     }
 
     #[test]

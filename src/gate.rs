@@ -112,9 +112,7 @@ pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate
         }
     }
     // A compose service's project, when argv does not name it, from the files compose reads.
-    if crate::compose::has_implied(&inv) {
-        crate::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, &f.dir, &f.files, &f.env_files));
-    }
+    crate::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, f));
     (inv, facts)
 }
 
