@@ -229,43 +229,60 @@ struct Finding {
     cooldown: Option<Class>,
 }
 
+impl Finding {
+    /// A finding that asks for no scope check, file limit or cooldown, and judges no action of
+    /// its own (a rule's match sets those afterwards).
+    fn new(required: Required, rule: String, skill: String, what: String, reason: String, instead: Option<String>) -> Finding {
+        Finding {
+            required,
+            rule,
+            skill,
+            what,
+            reason,
+            instead,
+            action: None,
+            scope: None,
+            max_files: BTreeMap::new(),
+            cooldown: None,
+        }
+    }
+}
+
+/// `rule <id>: <what> is never allowed`, or `… requires tier N`; `id` may carry a detail
+/// (`http.merge (PUT /repos/o/r/pulls/1/merge)`).
+fn rule_reason(required: Required, id: &str, what: &str) -> String {
+    match required {
+        Required::Never => format!("rule {id}: {what} is never allowed"),
+        Required::Tier(n) => format!("rule {id}: {what} requires tier {n}"),
+    }
+}
+
 fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
     rule.verbs.iter().any(|v| v == verb) && rule.when.iter().all(|m| action.has(m))
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
     let what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
-    let reason = match rule.required {
-        Required::Never => format!("rule {}: {what} is never allowed", rule.id),
-        Required::Tier(n) => format!("rule {}: {what} requires tier {n}", rule.id),
-    };
-    Finding {
-        required: rule.required,
-        rule: rule.id.clone(),
-        skill: rule.skill.clone(),
+    let reason = rule_reason(rule.required, &rule.id, &what);
+    Finding::new(
+        rule.required,
+        rule.id.clone(),
+        rule.skill.clone(),
         what,
         reason,
-        instead: rule.instead.clone(),
-        action: None,
-        scope: None,
-        max_files: BTreeMap::new(),
-        cooldown: None,
-    }
+        rule.instead.clone(),
+    )
 }
 
 fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, instead: &str) -> Finding {
-    Finding {
-        required: Required::Never,
-        rule: format!("{tool}.{rule}"),
-        skill: policy.skill.clone(),
+    Finding::new(
+        Required::Never,
+        format!("{tool}.{rule}"),
+        policy.skill.clone(),
         what,
         reason,
-        instead: Some(instead.to_string()),
-        action: None,
-        scope: None,
-        max_files: BTreeMap::new(),
-        cooldown: None,
-    }
+        Some(instead.to_string()),
+    )
 }
 
 fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
@@ -274,22 +291,15 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
         None => format!("{} {}", escape(&h.method), escape(&redact(&h.path))),
     });
     let what = rule.what.clone().unwrap_or_else(|| request.clone());
-    let reason = match rule.required {
-        Required::Never => format!("rule {} ({request}): {what} is never allowed", rule.id),
-        Required::Tier(n) => format!("rule {} ({request}): {what} requires tier {n}", rule.id),
-    };
-    Finding {
-        required: rule.required,
-        rule: rule.id.clone(),
-        skill: rule.skill.clone(),
+    let reason = rule_reason(rule.required, &format!("{} ({request})", rule.id), &what);
+    Finding::new(
+        rule.required,
+        rule.id.clone(),
+        rule.skill.clone(),
         what,
         reason,
-        instead: rule.instead.clone(),
-        action: None,
-        scope: None,
-        max_files: BTreeMap::new(),
-        cooldown: None,
-    }
+        rule.instead.clone(),
+    )
 }
 
 /// The strictest rule matching one action, the policy's endpoint rules included for an HTTP
@@ -773,18 +783,14 @@ fn check_targets(tool: Tool, inv: &Invocation, req: &Request, findings: &mut Vec
         for t in &action.targets {
             match cooldown::key_of(t, req.remote_host.as_deref(), budgets) {
                 Ok(key) => charges.push(Charge { key, class }),
-                Err(why) => unnamed.push(Finding {
-                    required: Required::Tier(3),
-                    rule: format!("{tool}.cooldown-target"),
-                    skill: f.skill.clone(),
-                    what: format!("{} whose {} budget cannot count it ({why})", f.what, class),
-                    reason: format!("cooldown: {why}, so the {class} budget cannot count it"),
-                    instead: Some("name each container or service (docker restart api), or escalate to tier 3".into()),
-                    action: None,
-                    scope: None,
-                    max_files: BTreeMap::new(),
-                    cooldown: None,
-                }),
+                Err(why) => unnamed.push(Finding::new(
+                    Required::Tier(3),
+                    format!("{tool}.cooldown-target"),
+                    f.skill.clone(),
+                    format!("{} whose {} budget cannot count it ({why})", f.what, class),
+                    format!("cooldown: {why}, so the {class} budget cannot count it"),
+                    Some("name each container or service (docker restart api), or escalate to tier 3".into()),
+                )),
             }
         }
     }
@@ -899,18 +905,14 @@ fn judge_part(
         _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
         _ => d.what.clone(),
     };
-    let f = Finding {
-        required: d.required_tier,
-        rule: d.rule.clone(),
-        skill: d.skill.clone(),
-        what: format!("{what} on {host_shown}"),
-        reason: format!("on {host_shown}: {}", d.reasons.join("; ")),
-        instead: d.instead.clone(),
-        action: None,
-        scope: None,
-        max_files: BTreeMap::new(),
-        cooldown: None,
-    };
+    let f = Finding::new(
+        d.required_tier,
+        d.rule.clone(),
+        d.skill.clone(),
+        format!("{what} on {host_shown}"),
+        format!("on {host_shown}: {}", d.reasons.join("; ")),
+        d.instead.clone(),
+    );
     let p = PartDecision {
         host: host.to_string(),
         tool: d.tool,
