@@ -213,11 +213,7 @@ impl Pg {
             .stdin(Stdio::null())
             .output()
             .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        answer(&out)
     }
 
     /// Run SQL directly (not through the gate), as the superuser.
@@ -334,11 +330,7 @@ impl Maria {
             cmd.arg(db);
         }
         let out = cmd.env_clear().stdin(Stdio::null()).output().map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        answer(&out)
     }
 
     pub fn sql(&self, db: &str, sql: &str) -> String {
@@ -354,5 +346,14 @@ impl Maria {
             "create table t (id int primary key, v varchar(20)); insert into t values (1, 'one'), (2, 'two'), (3, 'three');",
         );
         db
+    }
+}
+
+/// A client's answer: its output without the final newline, or its error output.
+fn answer(out: &std::process::Output) -> Result<String, String> {
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
 }

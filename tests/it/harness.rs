@@ -44,6 +44,24 @@ impl Run {
     }
 }
 
+/// Run `cmd` with `stdin` piped in (or /dev/null), its output captured.
+pub fn run_with_stdin(cmd: &mut Command, stdin: Option<&str>) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let out = match stdin {
+        None => cmd.stdin(Stdio::null()).output().expect("spawn"),
+        Some(text) => {
+            let mut child = cmd.stdin(Stdio::piped()).spawn().expect("spawn");
+            let mut input = child.stdin.take().expect("stdin");
+            let _ = input.write_all(text.as_bytes());
+            drop(input);
+            child.wait_with_output().expect("wait")
+        }
+    };
+    Run { out }
+}
+
 impl TestEnv {
     /// Links for every gated tool, stubs for every real tool, and a config with `extra` lines
     /// after `tier: <ceiling>`, `real_dirs` and `audit_log`.

@@ -3,12 +3,10 @@
 //! 1 and 2; after each the table and the list of tables are what they were and no file was
 //! created. Reads return their rows; tier 3 writes land; DROP TABLE is refused at every tier.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use crate::dbserver::{Maria, maria};
-use crate::harness::{Run, TestEnv};
+use crate::harness::{Run, TestEnv, run_with_stdin};
 
 fn real_client() -> PathBuf {
     ["/usr/bin/mysql", "/usr/bin/mariadb"]
@@ -38,21 +36,8 @@ impl Db {
         all.extend_from_slice(args);
         all.push(&self.db);
         let mut cmd = self.env.cmd("mysql", &all);
-        cmd.env("MYSQL_UNIX_PORT", &self.m.socket)
-            .env("CLAUDEOPS_TIER", tier.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let out = match stdin {
-            None => cmd.stdin(Stdio::null()).output().expect("spawn"),
-            Some(text) => {
-                let mut child = cmd.stdin(Stdio::piped()).spawn().expect("spawn");
-                let mut input = child.stdin.take().expect("stdin");
-                let _ = input.write_all(text.as_bytes());
-                drop(input);
-                child.wait_with_output().expect("wait")
-            }
-        };
-        Run { out }
+        cmd.env("MYSQL_UNIX_PORT", &self.m.socket).env("CLAUDEOPS_TIER", tier.to_string());
+        run_with_stdin(&mut cmd, stdin)
     }
 
     fn state(&self) -> String {

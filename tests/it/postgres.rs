@@ -4,12 +4,10 @@
 //! sequence, the large objects and the list of tables are what they were, and no file was
 //! created. Reads return their rows; tier 3 writes land; DROP TABLE is refused at every tier.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use crate::dbserver::{Pg, pg};
-use crate::harness::{Run, TestEnv, write_exec};
+use crate::harness::{Run, TestEnv, run_with_stdin, write_exec};
 
 /// Debian's psql (pg_wrapper, as an agent's PATH would have it).
 const REAL_PSQL: &str = "/usr/bin/psql";
@@ -34,18 +32,7 @@ impl Db {
         let mut cmd = self.env.cmd("psql", args);
         cmd.envs(self.pg.env(&self.db)).env("CLAUDEOPS_TIER", tier.to_string());
         cmd.envs(extra_env.iter().copied());
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let out = match stdin {
-            None => cmd.stdin(Stdio::null()).output().expect("spawn"),
-            Some(text) => {
-                let mut child = cmd.stdin(Stdio::piped()).spawn().expect("spawn");
-                let mut input = child.stdin.take().expect("stdin");
-                let _ = input.write_all(text.as_bytes());
-                drop(input);
-                child.wait_with_output().expect("wait")
-            }
-        };
-        Run { out }
+        run_with_stdin(&mut cmd, stdin)
     }
 
     /// Everything a write could change: the rows, the sequence, large objects, the tables.
