@@ -43,6 +43,8 @@ pub struct InstallFile {
     pub cooldown_state: Option<PathBuf>,
     #[serde(default)]
     pub cooldown_lock_wait: Option<f64>,
+    #[serde(default)]
+    pub workspaces: Option<Vec<PathBuf>>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -92,6 +94,9 @@ pub struct InstallConfig {
     /// `cooldown_lock_wait:` (seconds): how long a gate waits for the state file's lock before
     /// it refuses the call.
     pub cooldown_lock_wait: std::time::Duration,
+    /// `workspaces:`: the directories holding the repositories' work trees, the only places a
+    /// tier-2 call may write (DESIGN §3.2). Absent: `skills.repos`, when that is set; else none.
+    pub workspaces: Vec<PathBuf>,
 }
 
 impl InstallConfig {
@@ -113,6 +118,7 @@ impl InstallConfig {
             hosts: None,
             cooldown_state: None,
             cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
+            workspaces: Vec::new(),
         }
     }
 
@@ -209,6 +215,18 @@ impl InstallConfig {
                 check_host(h).map_err(|why| invalid(format!("`hosts:` entry {h:?} {why}")))?;
             }
         }
+        let workspaces: Vec<PathBuf> = match &file.workspaces {
+            Some(dirs) => dirs.iter().map(|p| abs(p)).collect(),
+            None => file.skills.as_ref().and_then(|s| s.repos.as_deref()).map(abs).into_iter().collect(),
+        };
+        for w in &workspaces {
+            if w.components().any(|c| matches!(c, std::path::Component::ParentDir)) || w == Path::new("/") {
+                return Err(invalid(format!(
+                    "`workspaces:` entry {} is `/` or holds `..`: name the directory that holds the work trees",
+                    w.display()
+                )));
+            }
+        }
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -227,6 +245,7 @@ impl InstallConfig {
             hosts: file.hosts,
             cooldown_state: file.cooldown_state.as_deref().map(abs),
             cooldown_lock_wait,
+            workspaces,
         })
     }
 
@@ -312,6 +331,23 @@ mod tests {
     }
 
     #[test]
+    fn workspaces_default_to_the_repositories_directory() {
+        assert_eq!(
+            parse("tier: 2\nskills: {repos: /repos}\n").unwrap().workspaces,
+            [PathBuf::from("/repos")]
+        );
+        assert_eq!(parse("tier: 2\n").unwrap().workspaces, Vec::<PathBuf>::new());
+        let c = parse("tier: 2\nskills: {repos: /repos}\nworkspaces: [/srv/work, trees]\n").unwrap();
+        assert_eq!(c.workspaces, [PathBuf::from("/srv/work"), PathBuf::from("/i/tier1/trees")]);
+        assert!(
+            parse("tier: 2\nworkspaces: []\nskills: {repos: /repos}\n")
+                .unwrap()
+                .workspaces
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn hosts_are_bare_names_or_addresses() {
         let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
         assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);
@@ -344,6 +380,8 @@ mod tests {
             ),
             ("tier: 1\ncooldown_state: s.json\ncooldown_lock_wait: x\n", "tiershim.yaml"),
             ("tier: [1\n", "tiershim.yaml"),
+            ("tier: 2\nworkspaces: [/]\n", "`workspaces:` entry / is `/` or holds `..`"),
+            ("tier: 2\nworkspaces: [/repos/../etc]\n", "holds `..`"),
             (
                 "tier: 1\nenv: {PGSERVICE: monitor}\n",
                 "`env.PGSERVICE` is pinned without `env.PGSERVICEFILE`",
