@@ -70,8 +70,14 @@ impl TestEnv {
         for t in TOOLS {
             env.stub(t);
         }
+        // The temp dir is the workspace (where tier-2 calls may write) unless the test says.
+        let workspaces = if extra.contains("workspaces:") {
+            String::new()
+        } else {
+            format!("workspaces: [{}]\n", env.tmp.path().display())
+        };
         env.write_config(&format!(
-            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{extra}",
+            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{workspaces}{extra}",
             env.real.display(),
             env.audit.display()
         ));

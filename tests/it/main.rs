@@ -16,6 +16,7 @@ mod dbserver;
 mod demo;
 mod doctor;
 mod explain;
+mod fence;
 mod gate;
 mod harden;
 mod http;
