@@ -28,6 +28,7 @@ pub mod inventory;
 pub mod mcp;
 pub mod policy;
 pub mod sanitize;
+pub mod suggest;
 pub mod scope;
 pub mod script_input;
 pub mod skill;
