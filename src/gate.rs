@@ -404,10 +404,14 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         };
     }
     eprintln!("{line}");
-    if d.verdict == Verdict::DryRun
-        && let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown)
-    {
-        eprintln!("{line}");
+    if d.verdict == Verdict::DryRun {
+        // Why it is a dry run, when the environment did not clearly ask for one.
+        if let Some(note) = &d.dry_run_note {
+            eprintln!("[skill:{}] DRY RUN: {note}", escape(&skill));
+        }
+        if let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown) {
+            eprintln!("{line}");
+        }
     }
     if let Some(line) = mcp_line(&mcp, &skill, tool) {
         eprintln!("{line}");

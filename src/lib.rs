@@ -28,10 +28,10 @@ pub mod inventory;
 pub mod mcp;
 pub mod policy;
 pub mod sanitize;
-pub mod suggest;
 pub mod scope;
 pub mod script_input;
 pub mod skill;
+pub mod suggest;
 pub mod tool;
 pub mod vet;
 

@@ -860,9 +860,7 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         // The block under another heading is an error: its author meant it as a rule.
         assert_eq!(
             errors(&p),
-            vec![
-                "line 5: a ```deny block outside `## Scope Rules` is not enforced; move it under the `## Scope Rules` heading"
-            ]
+            vec!["line 5: a ```deny block outside `## Scope Rules` is not enforced; move it under the `## Scope Rules` heading"]
         );
     }
 
@@ -918,8 +916,14 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         let p = parse(&format!("{SCOPE}```\n*.pem\n```\n\n    indented.yaml\n"), false);
         let e = errors(&p);
         assert_eq!(e.len(), 2, "{e:?}");
-        assert!(e[0].starts_with("line 5: a fenced block without a label in Scope Rules is neither"), "{e:?}");
-        assert!(e[1].starts_with("line 9: an indented code block in Scope Rules is not read as rules"), "{e:?}");
+        assert!(
+            e[0].starts_with("line 5: a fenced block without a label in Scope Rules is neither"),
+            "{e:?}"
+        );
+        assert!(
+            e[1].starts_with("line 9: an indented code block in Scope Rules is not read as rules"),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -930,33 +934,56 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         );
         let e = errors(&p);
         assert_eq!(e.len(), 2, "{e:?}");
-        assert!(e[0].starts_with("line 8: `Never change secrets` in the ```deny block opened at line 5 is not a pattern (it holds a space"), "{e:?}");
-        assert!(e[1].starts_with("line 10: `https://example.com/x` in the ```deny block opened at line 5 is not a pattern (it is a URL)"), "{e:?}");
+        assert!(
+            e[0].starts_with("line 8: `Never change secrets` in the ```deny block opened at line 5 is not a pattern (it holds a space"),
+            "{e:?}"
+        );
+        assert!(
+            e[1].starts_with("line 10: `https://example.com/x` in the ```deny block opened at line 5 is not a pattern (it is a URL)"),
+            "{e:?}"
+        );
         assert_eq!(texts(&p.deny), vec!["*.pem", "my\\ file.txt"]);
     }
 
     #[test]
     fn a_bullet_span_shaped_like_a_path_that_cannot_be_a_pattern_is_an_error() {
         let p = parse(
-            &format!("{SCOPE}- `$HOME/.ssh/*`, `~/.kube/config`\n- `<repo>/ci.yml` and `../secrets/`\n- never run `docker rm -f`, `INSERT` or `deploy`\n"),
+            &format!(
+                "{SCOPE}- `$HOME/.ssh/*`, `~/.kube/config`\n- `<repo>/ci.yml` and `../secrets/`\n- never run `docker rm -f`, `INSERT` or `deploy`\n"
+            ),
             false,
         );
         let e = errors(&p);
         assert_eq!(e.len(), 4, "{e:?}");
-        assert!(e[0].starts_with("line 5: `$HOME/.ssh/*` in Scope Rules cannot be a path pattern (it names a variable"), "{e:?}");
+        assert!(
+            e[0].starts_with("line 5: `$HOME/.ssh/*` in Scope Rules cannot be a path pattern (it names a variable"),
+            "{e:?}"
+        );
         assert!(e[1].contains("`~/.kube/config`") && e[1].contains("`~` is not expanded"), "{e:?}");
         assert!(e[2].contains("`<repo>/ci.yml`") && e[2].contains("placeholder"), "{e:?}");
         assert!(e[3].contains("`../secrets/`") && e[3].contains("`..` climbs out"), "{e:?}");
         // Commands and keywords are about actions, not paths: reported, not errors.
-        let warned: Vec<&str> = p.findings.iter().filter(|f| f.level == Level::Warning).map(|f| f.message.as_str()).collect();
+        let warned: Vec<&str> = p
+            .findings
+            .iter()
+            .filter(|f| f.level == Level::Warning)
+            .map(|f| f.message.as_str())
+            .collect();
         for w in ["`docker rm -f`", "`INSERT`", "`deploy`"] {
-            assert!(warned.iter().any(|m| m.contains(w) && m.contains("not a path pattern")), "{w}: {warned:?}");
+            assert!(
+                warned.iter().any(|m| m.contains(w) && m.contains("not a path pattern")),
+                "{w}: {warned:?}"
+            );
         }
         // With a block, bullets are advice: nothing in them is an error, and a pattern the block
         // lacks is pointed out.
         let p = parse(&format!("{SCOPE}- `$HOME/x/*` and `extra.yaml`\n\n```deny\n*.pem\n```\n"), false);
         assert!(errors(&p).is_empty(), "{:?}", p.findings);
-        assert!(p.findings.iter().any(|f| f.message.contains("`extra.yaml` in a bullet is not enforced")));
+        assert!(
+            p.findings
+                .iter()
+                .any(|f| f.message.contains("`extra.yaml` in a bullet is not enforced"))
+        );
         assert_eq!(texts(&p.deny), vec!["*.pem"]);
     }
 

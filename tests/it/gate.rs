@@ -23,7 +23,12 @@ fn the_environment_can_lower_the_tier_but_never_raise_it() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "3")]);
     assert_eq!(r.code(), 77, "{}", r.stderr());
-    assert!(r.stderr().contains("requires tier 2 (this agent is tier 1)"), "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("requires tier 2 (this agent is tier 1: CLAUDEOPS_TIER=3 is above this install's ceiling 1)"),
+        "{}",
+        r.stderr()
+    );
     assert!(
         env.last_audit()["tier"]["note"]
             .as_str()
@@ -43,34 +48,72 @@ fn the_environment_can_lower_the_tier_but_never_raise_it() {
 #[test]
 fn dry_run_prints_the_call_and_runs_nothing() {
     let env = TestEnv::new(2, "");
-    for v in ["1", "true", "TRUE", "yes", "Yes"] {
+    for v in ["1", "true", "TRUE", "yes", "Yes", "on", "y", " true", "true\n"] {
         let r = env.run(
             "docker",
             &["restart", "my api"],
             &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)],
         );
-        assert_eq!(r.code(), 0, "{v}: {}", r.stderr());
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
         assert_eq!(
             r.stderr(),
             "[skill:container-ops] DRY RUN: would run: docker restart 'my api'\n",
-            "{v}"
+            "{v:?}"
         );
-        assert_eq!(env.received("docker"), None, "{v}");
+        assert_eq!(env.received("docker"), None, "{v:?}");
         assert_eq!(env.last_audit()["verdict"], "dry-run");
     }
     // Reads still run under dry-run.
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert!(env.received("docker").is_some());
-    // Anything else is not dry-run.
-    env.forget("docker");
+}
+
+#[test]
+fn any_dry_run_value_but_a_clear_false_turns_dry_run_on_and_says_so() {
+    let env = TestEnv::new(2, "");
+    for v in ["enabled", "ture", "2", "-1", "nope", "n", "dry"] {
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)]);
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
+        assert_eq!(env.received("docker"), None, "{v:?}: the restart ran");
+        assert_eq!(
+            r.stderr(),
+            format!(
+                "[skill:container-ops] DRY RUN: would run: docker restart api\n\
+                 [skill:container-ops] DRY RUN: CLAUDEOPS_DRY_RUN={v} is not a clear false (false, 0, no, off, empty), so dry-run is on\n"
+            ),
+            "{v:?}"
+        );
+        let rec = env.last_audit();
+        assert_eq!(rec["verdict"], "dry-run");
+        assert!(
+            rec["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r.as_str().unwrap().contains("is not a clear false")),
+            "{rec}"
+        );
+    }
+    // A value with spaces is shown quoted.
     let r = env.run(
         "docker",
         &["restart", "api"],
-        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "on")],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "dry run")],
     );
-    assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert!(env.received("docker").is_some());
+    assert!(
+        r.stderr().contains("CLAUDEOPS_DRY_RUN='dry run' is not a clear false"),
+        "{}",
+        r.stderr()
+    );
+    // A clear false, in any case and with spaces around it, runs the call.
+    for v in ["false", "FALSE", "0", "no", " No ", "off", "Off", "", " "] {
+        env.forget("docker");
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)]);
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
+        assert!(env.received("docker").is_some(), "{v:?}: {}", r.stderr());
+        assert_eq!(env.last_audit()["verdict"], "allow", "{v:?}");
+    }
 }
 
 #[test]
@@ -82,7 +125,11 @@ fn a_pinned_dry_run_cannot_be_turned_off_by_the_environment() {
         &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "false")],
     );
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert!(r.stderr().contains("DRY RUN"), "{}", r.stderr());
+    assert_eq!(
+        r.stderr(),
+        "[skill:container-ops] DRY RUN: would run: docker restart api\n\
+         [skill:container-ops] DRY RUN: CLAUDEOPS_DRY_RUN=false cannot turn off the dry run tiershim.yaml pins\n"
+    );
     assert_eq!(env.received("docker"), None);
 }
 

@@ -679,12 +679,19 @@ fn a_skill_whose_deny_block_lost_its_closing_fence_refuses_commits_naming_the_fi
         file.display()
     );
     assert!(r.stderr().starts_with(&want), "{}", r.stderr());
-    assert!(r.stderr().ends_with(" are refused until it is fixed (tiershim skills validate)\n"), "{}", r.stderr());
+    assert!(
+        r.stderr().ends_with(" are refused until it is fixed (tiershim skills validate)\n"),
+        "{}",
+        r.stderr()
+    );
     assert_eq!(git(&fx.work, &["rev-parse", "HEAD"]), head, "the commit was made");
     let (code, out) = validate(&fx);
     assert_eq!(code, 78, "{out}");
     assert!(out.contains(&format!("✗ {}", file.display())), "{out}");
-    assert!(out.contains("error: line 97: ```allow is inside the ```deny block opened at line 70"), "{out}");
+    assert!(
+        out.contains("error: line 97: ```allow is inside the ```deny block opened at line 70"),
+        "{out}"
+    );
 
     // The closing fence gone at the end of the file: never closed.
     let unclosed = SHIPPED_GIT_PR.replacen("CLAUDE-OPS.md\n```\n", "CLAUDE-OPS.md\n", 1);
@@ -703,7 +710,8 @@ fn a_skill_whose_deny_block_lost_its_closing_fence_refuses_commits_naming_the_fi
     let r = fx.run("git", &["commit", "-m", "deploy"], "2", &[]);
     assert_eq!(r.code(), 78, "{}", r.stderr());
     assert!(
-        r.stderr().contains("line 70: a ```dney block in Scope Rules is neither `deny` nor `allow` (did you mean `deny`?)"),
+        r.stderr()
+            .contains("line 70: a ```dney block in Scope Rules is neither `deny` nor `allow` (did you mean `deny`?)"),
         "{}",
         r.stderr()
     );
@@ -719,14 +727,18 @@ fn a_skill_whose_deny_block_lost_its_closing_fence_refuses_commits_naming_the_fi
 
 #[test]
 fn a_prose_rule_naming_a_path_the_gate_cannot_match_refuses_and_unenforceable_items_are_reported() {
-    let skill = PROSE_SKILL.replace("- **Data**: anything under `/volumes/`", "- **Data**: anything under `$DATA/volumes/`");
+    let skill = PROSE_SKILL.replace(
+        "- **Data**: anything under `/volumes/`",
+        "- **Data**: anything under `$DATA/volumes/`",
+    );
     let fx = fixture(2, &[("infra.md", &skill)], &[]);
     write(&fx.work.join("checks/x.md"), "x\n");
     git(&fx.work, &["add", "checks/x.md"]);
     let r = fx.run("git", &["commit", "-m", "x"], "2", &[]);
     assert_eq!(r.code(), 78, "{}", r.stderr());
     assert!(
-        r.stderr().contains("`$DATA/volumes/` in Scope Rules cannot be a path pattern (it names a variable"),
+        r.stderr()
+            .contains("`$DATA/volumes/` in Scope Rules cannot be a path pattern (it names a variable"),
         "{}",
         r.stderr()
     );
