@@ -24,6 +24,7 @@ mod http_server;
 mod install;
 mod mariadb;
 mod mcp;
+mod mistakes;
 mod postgres;
 mod real_tools;
 mod scope;
