@@ -821,7 +821,11 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
                         if s.allowed { "" } else { ", spent" }
                     ));
                 }
-                if let Some(spent) = standings.iter().find(|s| !s.allowed) {
+                // A dry run past the budget stays a dry run (DESIGN §4: exit 0); its line says the
+                // budget would refuse the call (`cooldown::dry_run_line`).
+                if let Some(spent) = standings.iter().find(|s| !s.allowed)
+                    && d.verdict != Verdict::DryRun
+                {
                     d.verdict = Verdict::Refuse;
                     d.rule = format!("{tool}.cooldown");
                     d.what = format!("cooldown for {}", escape(&spent.key));
