@@ -520,3 +520,77 @@ fn a_pinned_pgservice_without_a_pinned_service_file_refuses_the_call() {
     );
     assert!(env.received("psql").is_none());
 }
+
+/// A command for `tool` through its link whose files may grow to `limit` bytes (RLIMIT_FSIZE, as
+/// `ulimit -f` sets it), with the tier given.
+fn limited(env: &TestEnv, tool: &str, args: &[&str], limit: u64) -> crate::harness::Run {
+    use std::os::unix::process::CommandExt;
+    let mut c = env.cmd(tool, args);
+    c.env("CLAUDEOPS_TIER", "1");
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    crate::harness::Run { out: c.output().unwrap() }
+}
+
+#[test]
+fn an_audit_record_is_written_whole_or_the_call_is_refused_and_a_torn_line_hides_nothing() {
+    let env = TestEnv::new(1, "");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    env.forget("docker");
+    let size = std::fs::metadata(&env.audit).unwrap().len();
+    // `(ulimit -f …; docker ps --filter name=aaaa…)`: room for part of the record only.
+    let long = format!("name={}", "a".repeat(2000));
+    let r = limited(&env, "docker", &["ps", "--filter", &long], size + 100);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("short write (100 of ")
+            && r.stderr().contains(
+                "so the record is torn; the call is refused rather than run unlogged (a file size limit or a full disk cut the write short"
+            ),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None, "the call ran unlogged");
+    // No room at all: the kernel's SIGXFSZ does not end the gate silently; it refuses.
+    let size = std::fs::metadata(&env.audit).unwrap().len();
+    let r = limited(&env, "docker", &["ps"], size);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(r.stderr().contains("File too large"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+    // The next record starts on a line of its own and reads whole.
+    let r = env.run("docker", &["ps", "-a"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let text = std::fs::read_to_string(&env.audit).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(serde_json::from_str::<serde_json::Value>(lines[1]).is_err());
+    let last: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(last["argv"], serde_json::json!(["ps", "-a"]));
+    // `tiershim audit` counts the torn line.
+    let out = Command::new(crate::harness::bin())
+        .args(["audit", "--json"])
+        .arg(&env.audit)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["decisions"].as_u64(), v["torn"].as_u64()), (Some(2), Some(1)), "{v}");
+    let out = Command::new(crate::harness::bin()).arg("audit").arg(&env.audit).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("torn records: 1 (writes the gate did not finish; it refused those calls)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

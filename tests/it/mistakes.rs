@@ -104,3 +104,39 @@ fn a_policy_file_the_policy_does_not_know_refuses_every_call_with_a_suggestion()
         r.stderr()
     );
 }
+
+#[test]
+fn audit_and_cooldown_with_a_config_that_names_no_file_say_what_to_add() {
+    let env = TestEnv::new(2, "");
+    env.write_config(&format!("tier: 2\nreal_dirs: [{}]\n", env.real.display()));
+    let cfg = env.config_path();
+    let r = admin(&["audit", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert_eq!(
+        r.stderr(),
+        format!(
+            "tiershim audit: {} names no `audit_log:`, so that install keeps no audit log to read; add `audit_log: FILE` \
+             to it (install.sh --audit-log FILE), or name a log: tiershim audit FILE\n",
+            cfg.display()
+        )
+    );
+    let r = admin(&["cooldown", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert_eq!(
+        r.stderr(),
+        format!(
+            "tiershim cooldown: {} names no `cooldown_state:`, so that install keeps no restart or redeploy budget; \
+             add `cooldown_state: FILE` to it (install.sh --cooldown-state FILE)\n",
+            cfg.display()
+        )
+    );
+    // Without a config or a file, audit asks for one of them.
+    let r = admin(&["audit"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("name the audit log (tiershim audit FILE), or an install's config"),
+        "{}",
+        r.stderr()
+    );
+}
