@@ -43,7 +43,7 @@ pub fn normalise_path(raw: &str) -> Result<String, String> {
 }
 
 /// `%XX` decoded once; a `%` not followed by two hex digits stays as it is.
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
