@@ -42,6 +42,28 @@ pub fn normalise_path(raw: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The path as endpoint rules also read it: GitHub serves the repository API under
+/// `/repositories/{id}/…` as well as `/repos/{owner}/{repo}/…`, so `…/repositories/42/pulls`
+/// is matched as `…/repos/repositories/42/pulls` too (owner and repository one segment each, as
+/// rules name them). `None` for a path without that form.
+pub fn alias(path: &str) -> Option<String> {
+    let segs = segments(path);
+    let i = segs
+        .windows(2)
+        .position(|w| is(w[0], "repositories") && !w[1].is_empty() && w[1].bytes().all(|b| b.is_ascii_digit()))?;
+    let mut out = String::new();
+    for s in &segs[..i] {
+        out.push('/');
+        out.push_str(s);
+    }
+    out.push_str("/repos/repositories");
+    for s in &segs[i + 1..] {
+        out.push('/');
+        out.push_str(s);
+    }
+    Some(out)
+}
+
 /// `%XX` decoded once; a `%` not followed by two hex digits stays as it is.
 pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
@@ -272,7 +294,8 @@ fn placeholder(s: &str) -> bool {
 ///   top-level field (mark `graphql-mutation`), a subscription is marked `graphql-subscription`,
 ///   a document the gate cannot read or parse is marked `graphql-opaque`.
 pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action> {
-    let segs = segments(path);
+    let aliased = alias(path);
+    let segs = segments(aliased.as_deref().unwrap_or(path));
     let mut a = base;
     a.http = Some(Http {
         method: method.to_string(),
@@ -447,6 +470,16 @@ mod tests {
         assert!(normalise_path("/repos/o/r/pulls/1/merge;x").is_err());
         assert!(normalise_path("/repos/o/r/pulls/1/merge%3Bx").is_err());
         assert_eq!(normalise_path("/search?q=a;b").unwrap(), "/search");
+    }
+
+    #[test]
+    fn the_repository_api_by_id_reads_as_the_one_by_name() {
+        assert_eq!(alias("/repositories/42/pulls/1/merge").as_deref(), Some("/repos/repositories/42/pulls/1/merge"));
+        assert_eq!(alias("/api/v3/Repositories/7").as_deref(), Some("/api/v3/repos/repositories/7"));
+        assert_eq!(alias("/repositories/x/pulls"), None);
+        assert_eq!(alias("/repos/o/r"), None);
+        let a = actions(Action::new("PUT"), "PUT", "/repositories/42/contents/a.md", Body::None);
+        assert!(a[0].has("contents-write"));
     }
 
     #[test]

@@ -104,7 +104,8 @@ impl Endpoint {
         let Some(p) = &self.path else {
             return false;
         };
-        (self.methods.is_empty() || self.methods.contains(&h.method)) && p.matches(&h.path) && self.body_matches(&h.body)
+        let path = p.matches(&h.path) || crate::grammar::http::alias(&h.path).is_some_and(|a| p.matches(&a));
+        (self.methods.is_empty() || self.methods.contains(&h.method)) && path && self.body_matches(&h.body)
     }
 
     /// The rule names this request's GraphQL mutation explicitly.
