@@ -286,7 +286,7 @@ fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
 fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let dir = ctx.exec_path.parent().unwrap_or(Path::new("/"));
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
-    let policy = Policy::load(tool, cfg.policy.as_deref())?;
+    let policy = Policy::load(tool, cfg.policy.as_deref())?.with_install_endpoints(&cfg)?;
     let var = |name: &str| ctx.var(name);
     let (args, inv, local) = match utf8_args(ctx, tool) {
         Ok(args) => {

@@ -45,6 +45,9 @@ pub struct InstallFile {
     pub cooldown_lock_wait: Option<f64>,
     #[serde(default)]
     pub workspaces: Option<Vec<PathBuf>>,
+    /// Endpoint rules for the operator's own services, as in `policy/endpoints.yaml`.
+    #[serde(default)]
+    pub endpoints: Vec<crate::policy::endpoints::EndpointFile>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -97,6 +100,9 @@ pub struct InstallConfig {
     /// `workspaces:`: the directories holding the repositories' work trees, the only places a
     /// tier-2 call may write (DESIGN §3.2). Absent: `skills.repos`, when that is set; else none.
     pub workspaces: Vec<PathBuf>,
+    /// `endpoints:`: the operator's endpoint rules, each with the line of the file it starts
+    /// on. Validated here; their examples are run when curl or gh load their policy.
+    pub endpoints: Vec<(crate::policy::endpoints::EndpointFile, usize)>,
 }
 
 impl InstallConfig {
@@ -119,6 +125,7 @@ impl InstallConfig {
             cooldown_state: None,
             cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
             workspaces: Vec::new(),
+            endpoints: Vec::new(),
         }
     }
 
@@ -239,6 +246,12 @@ impl InstallConfig {
                 )));
             }
         }
+        let mut endpoints = Vec::with_capacity(file.endpoints.len());
+        for e in file.endpoints {
+            let line = line_of_rule(text, &e.id);
+            crate::policy::endpoints::validate_one(e.clone()).map_err(|msg| invalid(format!("line {line}: endpoint {}: {msg}", e.id)))?;
+            endpoints.push((e, line));
+        }
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -258,6 +271,7 @@ impl InstallConfig {
             cooldown_state: file.cooldown_state.as_deref().map(abs),
             cooldown_lock_wait,
             workspaces,
+            endpoints,
         })
     }
 
@@ -265,6 +279,17 @@ impl InstallConfig {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
     }
+}
+
+/// The line (from 1) where the rule with `id` starts: the line naming its id, or 0.
+fn line_of_rule(text: &str, id: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start_matches('{').trim_start();
+            t.strip_prefix("id:")
+                .is_some_and(|v| v.trim().trim_matches(['"', '\'', ',']).split(',').next().map(str::trim) == Some(id))
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no

@@ -86,7 +86,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         },
         None => None,
     };
-    let policy = match Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())) {
+    let loaded = Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())).and_then(|p| match &cfg {
+        Some(c) => p.with_install_endpoints(c),
+        None => Ok(p),
+    });
+    let policy = match loaded {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tiershim explain: {}", escape(&e.to_string()));

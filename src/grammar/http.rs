@@ -474,7 +474,10 @@ mod tests {
 
     #[test]
     fn the_repository_api_by_id_reads_as_the_one_by_name() {
-        assert_eq!(alias("/repositories/42/pulls/1/merge").as_deref(), Some("/repos/repositories/42/pulls/1/merge"));
+        assert_eq!(
+            alias("/repositories/42/pulls/1/merge").as_deref(),
+            Some("/repos/repositories/42/pulls/1/merge")
+        );
         assert_eq!(alias("/api/v3/Repositories/7").as_deref(), Some("/api/v3/repos/repositories/7"));
         assert_eq!(alias("/repositories/x/pulls"), None);
         assert_eq!(alias("/repos/o/r"), None);
