@@ -828,7 +828,8 @@ const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks
 const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(start_marks);
 const STATS: Cmd = Cmd::new("stats", &[STATS_OPTS]);
 const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(container_targets);
-const TOP: Cmd = Cmd::new("top", &[NONE]);
+/// `top CONTAINER [ps OPTIONS]`: what follows the container is `ps`'s (`-h` too).
+const TOP: Cmd = Cmd::new("top", &[NONE]).options_first();
 const UNPAUSE: Cmd = Cmd::new("unpause", &[NONE]);
 const UPDATE: Cmd = Cmd::new("update", &[UPDATE_OPTS]);
 const WAIT: Cmd = Cmd::new("wait", &[NONE]);

@@ -1218,6 +1218,11 @@ fn api(p: &Parsed, contents: &Contents, fill: Option<&Fill>, files: &mut Vec<Loc
     if unresolved {
         a.add(PLACEHOLDER);
     }
+    // A GET or HEAD that carries a body (`-X HEAD` with fields, `-X GET --input f`): some
+    // servers act on it as a write, as curl's rules say too.
+    if matches!(method_seen, "GET" | "HEAD") && body != Body::None && !is_graphql {
+        a.add("body");
+    }
     let mut out = http::actions(a.clone(), method_seen, &path, body.clone());
     let rest_like = |m: &str| {
         let mut o = a.clone();
