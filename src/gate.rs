@@ -228,7 +228,11 @@ pub fn remote_policies(cfg: &InstallConfig, inv: &Invocation) -> Result<BTreeMap
         .iter()
         .flat_map(|r| r.parts.iter().map(|p| p.inv.tool))
         .filter(|t| *t != inv.tool);
-    Policy::load_all(tools, cfg.policy.as_deref())
+    let mut all = Policy::load_all(tools, cfg.policy.as_deref())?;
+    for p in all.values_mut() {
+        *p = p.clone().with_install_endpoints(cfg)?;
+    }
+    Ok(all)
 }
 
 /// Which of the real tools named by the call's [`Claim::Parent`] claims the parent process is:

@@ -384,6 +384,23 @@ mod tests {
     }
 
     #[test]
+    fn operator_endpoint_rules_are_checked_when_the_file_loads_and_name_their_line() {
+        let text = "tier: 2\nendpoints:\n  - id: http.billing.refund\n    methods: [POST]\n    path: \"**/refunds\"\n    tier: never\n  - id: http.billing.bad\n    path: \"refunds\"\n    tier: 3\n";
+        let e = parse(text).unwrap_err().to_string();
+        assert!(
+            e.contains("line 7") && e.contains("http.billing.bad") && e.contains("must start with"),
+            "{e}"
+        );
+        let c = parse("tier: 2\nendpoints:\n  - {id: http.billing.refund, path: \"**/refunds\", tier: never}\n").unwrap();
+        assert_eq!(c.endpoints.len(), 1);
+        assert_eq!(c.endpoints[0].1, 3);
+        let e = parse("tier: 2\nendpoints:\n  - {id: billing, path: /a, tier: 3}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3") && e.contains("http."), "{e}");
+    }
+
+    #[test]
     fn hosts_are_bare_names_or_addresses() {
         let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
         assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);

@@ -1833,6 +1833,49 @@ mod tests {
     }
 
     #[test]
+    fn an_operand_the_client_would_paste_into_a_path_must_be_a_name_or_reference() {
+        for words in [
+            &["network", "inspect", "../swarm"][..],
+            &["secret", "inspect", "../swarm/unlockkey"],
+            &["start", "../exec/e1"],
+            &["rm", "../volumes/data"],
+            &["rm", "-f", "web", "../plugins/p1"],
+            &["restart", "a/b"],
+            &["logs", "web%2F..%2Fswarm"],
+            &["inspect", "web?x=1"],
+            &["image", "inspect", "ns/../../swarm"],
+            &["exec", "../x", "sh"],
+            &["top", ".."],
+            &["network", "connect", "net", "../x"],
+        ] {
+            assert!(problem(words).contains("is not a name, id or image reference"), "{words:?}");
+        }
+        for words in [
+            &["rm", "/web"][..],
+            &["inspect", "registry.example:5000/ops/app:v2"],
+            &["image", "inspect", "app@sha256:0123"],
+            &["exec", "web", "cat", "../etc/x"],
+            &["run", "--rm", "alpine", "ls", "../x"],
+            &["cp", "web:/etc/x", "../out"],
+            &["cp", "./a:b", "web:/tmp"],
+            &["top", "web", "-h"],
+            &["tag", "app:1", "registry.example/app:2"],
+        ] {
+            assert_eq!(parse(&argv(words)).problem, None, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn help_of_a_verb_whose_options_are_not_read_is_help_when_nothing_can_take_it() {
+        assert_eq!(verbs(&["volume", "rm", "--help"]), vec!["help"]);
+        assert_eq!(verbs(&["swarm", "join-token", "worker", "-h"]), vec!["help"]);
+        assert_eq!(verbs(&["swarm", "join-token", "--rotate", "--help"]), vec!["swarm join-token"]);
+        assert_eq!(verbs(&["system", "prune"]), vec!["system prune"]);
+        // `top`'s words after the container are ps's: `-h` is not help there.
+        assert_eq!(verbs(&["top", "web", "-h"]), vec!["top"]);
+    }
+
+    #[test]
     fn container_restart_is_restart() {
         assert_eq!(
             action(&["container", "restart", "api"]),

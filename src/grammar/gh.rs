@@ -1866,6 +1866,131 @@ mod tests {
         assert_eq!(parse(&argv(&["pr", "view", "https://github.com/o/r/pull/1"])).claims, vec![]);
     }
 
+    fn requests(inv: &Invocation) -> Vec<String> {
+        inv.actions
+            .iter()
+            .filter_map(|a| a.http.as_ref().map(|h| format!("{} {}", h.method, h.path)))
+            .collect()
+    }
+
+    #[test]
+    fn placeholders_are_filled_as_gh_fills_them_or_marked_for_the_gate_to_fill() {
+        let fill = Fill {
+            repo: Ok(("ops".into(), "infra".into())),
+            branch: Ok("pulls/1/merge".into()),
+        };
+        let words = ["api", "-X", "PUT", "repos/{owner}/{repo}/{branch}"];
+        let inv = parse_filled(&argv(&words), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["PUT /repos/ops/infra/pulls/1/merge"]);
+        let inv = parse_filled(&argv(&["api", "repos/:owner/:repo/pulls"]), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["GET /repos/ops/infra/pulls"]);
+        // `:owners` is no placeholder (a word character follows); `-f` values are never filled.
+        let inv = parse_filled(&argv(&["api", "repos/x/:owners"]), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["GET /repos/x/:owners"]);
+        let approve = Fill {
+            branch: Ok("APPROVE".into()),
+            ..fill.clone()
+        };
+        let body = |words: &[&str]| {
+            let inv = parse_filled(&argv(words), &Contents::new(), Some(&approve));
+            inv.actions[0].http.as_ref().and_then(|h| h.body.field("event").cloned())
+        };
+        assert_eq!(
+            body(&["api", "repos/o/r/pulls/1/reviews", "-F", "event={branch}"]).as_deref(),
+            Some("APPROVE")
+        );
+        assert_eq!(
+            body(&["api", "repos/o/r/pulls/1/reviews", "-f", "event={branch}"]).as_deref(),
+            Some("{branch}")
+        );
+        // Without a fill the call is marked; a fill that failed is a problem naming why.
+        assert!(parse(&argv(&words)).actions[0].has(PLACEHOLDER));
+        let failed = Fill {
+            branch: Err("HEAD is detached".into()),
+            ..fill
+        };
+        let inv = parse_filled(&argv(&words), &Contents::new(), Some(&failed));
+        assert!(
+            inv.problem
+                .is_some_and(|p| p.contains("{branch}") && p.contains("HEAD is detached"))
+        );
+    }
+
+    #[test]
+    fn a_field_given_twice_is_a_problem_but_arrays_repeat() {
+        for words in [
+            &["api", "repos/o/r/pulls/1/reviews", "-F", "event=APPROVE", "-f", "event=COMMENT"][..],
+            &["api", "x", "-f", "a=1", "-f", "a=2"],
+            &["api", "graphql", "-F", "query=mutation { m }", "-f", "query={ viewer { login } }"],
+            &["api", "x", "-f", "a=1", "-f", "a[]=2"],
+        ] {
+            assert!(parse(&argv(words)).problem.is_some(), "{words:?}");
+        }
+        assert_eq!(parse(&argv(&["api", "x", "-f", "l[]=a", "-f", "l[]=b"])).problem, None);
+    }
+
+    #[test]
+    fn graphql_with_another_method_or_an_override_is_judged_as_that_method_too() {
+        let inv = parse(&argv(&["api", "-X", "DELETE", "graphql", "-f", "query={ viewer { login } }"]));
+        assert_eq!(requests(&inv), vec!["DELETE /graphql", "DELETE /graphql"]);
+        assert!(inv.actions[1].verb == "api" && inv.actions[1].has("method=DELETE"));
+        let inv = parse(&argv(&["api", "graphql", "-H", "X-HTTP-Method-Override: PUT", "-f", "query={ x }"]));
+        assert!(
+            inv.actions
+                .iter()
+                .any(|a| a.verb == "api" && a.has("method=PUT") && a.has("method-override"))
+        );
+        // GET sends the document in the query string: still judged by its document.
+        let inv = parse(&argv(&[
+            "api",
+            "-X",
+            "GET",
+            "graphql",
+            "-f",
+            "query=mutation { deleteRef(input:{}) { x } }",
+        ]));
+        assert!(inv.actions.iter().any(|a| a.has("graphql-mutation")));
+    }
+
+    #[test]
+    fn head_sends_its_fields_as_a_body_and_paginated_writes_are_marked() {
+        let inv = parse(&argv(&["api", "-X", "HEAD", "repos/o/r/pulls/1/reviews", "-f", "event=APPROVE"]));
+        let a = &inv.actions[0];
+        assert!(a.has("body"));
+        assert_eq!(
+            a.http.as_ref().and_then(|h| h.body.field("event").cloned()).as_deref(),
+            Some("APPROVE")
+        );
+        assert!(!parse(&argv(&["api", "-X", "GET", "x", "-f", "q=1"])).actions[0].has("body"));
+        assert!(parse(&argv(&["api", "--paginate", "-X", "POST", "x"])).actions[0].has("paginate-write"));
+        assert!(!parse(&argv(&["api", "--paginate", "x"])).actions[0].has("paginate-write"));
+        let q = "query=mutation { addStar(input:{}) { x } }";
+        assert!(parse(&argv(&["api", "graphql", "--paginate", "-f", q])).actions[0].has("paginate-write"));
+        assert!(!parse(&argv(&["api", "graphql", "--paginate", "-f", "query={ x }"])).actions[0].has("paginate-write"));
+    }
+
+    #[test]
+    fn operands_pasted_into_an_api_path_must_be_one_plain_segment() {
+        for words in [
+            &["label", "delete", "../git/refs/heads/main", "--yes"][..],
+            &["label", "delete", "--yes", "a/b"],
+            &["release", "view", "v1%2F.."],
+            &["variable", "get", "X?y"],
+            &["run", "view", ".."],
+            &["release", "delete-asset", "v1", "../x"],
+        ] {
+            assert!(parse(&argv(words)).problem.is_some(), "{words:?}");
+        }
+        for words in [
+            &["label", "delete", "bug", "--yes", "-R", "o/r"][..],
+            &["label", "delete", "-R", "o/r", "bug"],
+            &["release", "upload", "v1.2", "dist/app.tar.gz"],
+            &["workflow", "run", "deploy.yml", "-f", "ref=feature/x"],
+        ] {
+            assert_eq!(parse(&argv(words)).problem, None, "{words:?}");
+        }
+    }
+
     #[test]
     fn a_non_ascii_short_option_is_a_problem() {
         let inv = parse(&argv(&["-é", "workflow", "run", "list"]));
