@@ -21,6 +21,9 @@
 //!   …) sit between `compose` and its subcommand; `--dry-run` may also follow it. A compose file
 //!   read from stdin or fetched from a remote (git, `oci://`) adds the action [`COMPOSE_STDIN`] or
 //!   [`COMPOSE_REMOTE`], never allowed.
+//! - **Operands are names.** The client pastes operands into API paths and cleans the result
+//!   (`path.Join`), so `network inspect ../swarm` is `GET /swarm`: every operand that reaches a
+//!   path must be a name or id, or an image reference where one is meant (`check_operands`).
 //! - **Plugins and typos**: any other first word (`buildx`, `scan`, `ai`, …) runs a CLI plugin, so
 //!   its verb is the word typed and the policy does not classify it. `compose` is the only plugin
 //!   this grammar knows.

@@ -16,6 +16,12 @@
 //! before it could have swallowed it as a value (no short cluster), which errs towards running
 //! the classification rather than calling a mutating call "help".
 //!
+//! `gh api` is read as the installed gh (2.23) builds its request: placeholders filled from a
+//! [`Fill`] the gate gathered (or marked [`PLACEHOLDER`] without one), repeated fields refused,
+//! GET alone moving fields into the query string, `-X` on `graphql` judged as that method,
+//! `--paginate` on a write marked. Commands that paste an operand into a REST path
+//! (`PATH_OPERANDS`) take only a plain segment.
+//!
 //! Unknown names (user aliases, extensions, commands newer than this table) come back as the
 //! verb typed, so the policy refuses them as unclassified. This module decides nothing and does
 //! no I/O.
