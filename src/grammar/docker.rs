@@ -1338,10 +1338,10 @@ fn operands(verb: &str) -> Operands {
 
 fn check_operands(verb: &str, ops: &[&str]) -> Result<(), String> {
     let check = |kind: Kind, op: &str| -> Result<(), String> {
-        // A word a remote shell expands (`docker restart $(docker ps -q)` over ssh) is judged as
-        // the construct it is (`grammar::remote`, tier 3): its value is not known here.
-        // What it says literally must still not step out of the path.
-        if op.contains(['$', '`']) && !op.contains(['/', '\\', '%', '?', '#']) {
+        // A word a remote shell expands (`docker restart $(docker ps -q)`, `{api,db}` over ssh)
+        // is judged as the construct it is (`grammar::remote`, tier 3): its value is not known
+        // here. What it says literally must still not step out of the path.
+        if op.contains(['$', '`', '{', '}', '*', '[', '~']) && !op.contains(['/', '\\', '%', '?', '#']) {
             return Ok(());
         }
         let ok = match kind {
