@@ -43,25 +43,29 @@ pub fn normalise_path(raw: &str) -> Result<String, String> {
 }
 
 /// The path as endpoint rules also read it: GitHub serves the repository API under
-/// `/repositories/{id}/…` as well as `/repos/{owner}/{repo}/…`, so `…/repositories/42/pulls`
-/// is matched as `…/repos/repositories/42/pulls` too (owner and repository one segment each, as
-/// rules name them). `None` for a path without that form.
+/// `/repositories/{id}/…` as well as `/repos/{owner}/{repo}/…`, and an organisation's under
+/// `/organizations/{id}/…` as well as `/orgs/{org}/…`, so `…/repositories/42/pulls` is matched as
+/// `…/repos/repositories/42/pulls` too (owner and repository one segment each, as rules name
+/// them) and `/organizations/7/hooks` as `/orgs/7/hooks`. `None` for a path without these forms.
 pub fn alias(path: &str) -> Option<String> {
     let segs = segments(path);
-    let i = segs
-        .windows(2)
-        .position(|w| is(w[0], "repositories") && !w[1].is_empty() && w[1].bytes().all(|b| b.is_ascii_digit()))?;
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let mut out = String::new();
-    for s in &segs[..i] {
+    let mut changed = false;
+    for (i, s) in segs.iter().enumerate() {
+        let next_is_id = segs.get(i + 1).is_some_and(|n| numeric(n));
         out.push('/');
-        out.push_str(s);
+        if next_is_id && is(s, "repositories") {
+            out.push_str("repos/repositories");
+            changed = true;
+        } else if next_is_id && is(s, "organizations") {
+            out.push_str("orgs");
+            changed = true;
+        } else {
+            out.push_str(s);
+        }
     }
-    out.push_str("/repos/repositories");
-    for s in &segs[i + 1..] {
-        out.push('/');
-        out.push_str(s);
-    }
-    Some(out)
+    changed.then_some(out)
 }
 
 /// `%XX` decoded once; a `%` not followed by two hex digits stays as it is.
@@ -481,6 +485,8 @@ mod tests {
         assert_eq!(alias("/api/v3/Repositories/7").as_deref(), Some("/api/v3/repos/repositories/7"));
         assert_eq!(alias("/repositories/x/pulls"), None);
         assert_eq!(alias("/repos/o/r"), None);
+        assert_eq!(alias("/organizations/7/hooks").as_deref(), Some("/orgs/7/hooks"));
+        assert_eq!(alias("/organizations"), None);
         let a = actions(Action::new("PUT"), "PUT", "/repositories/42/contents/a.md", Body::None);
         assert!(a[0].has("contents-write"));
     }
