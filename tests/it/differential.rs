@@ -767,8 +767,9 @@ fn debians_gh_sends_nothing_the_gate_did_not_judge() {
     std::fs::write(
         &cfg,
         format!(
-            "tier: 3\nreal:\n  git: {}\nenv:\n  GH_REPO: \"{repo}\"\n",
-            crate::real_tools::which("git").display()
+            "tier: 3\nreal:\n  git: {}\n  gh: {}\nenv:\n  GH_REPO: \"{repo}\"\n",
+            crate::real_tools::which("git").display(),
+            real("gh").display()
         ),
     )
     .unwrap();
