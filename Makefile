@@ -1,9 +1,12 @@
 # The commands people run; CI runs `make test` (through .ci/run).
 CARGO  ?= cargo
 PREFIX ?= $(CURDIR)/demo/prefix
-BIN    := target/x86_64-unknown-linux-gnu/release/tiershim
+# Cargo builds for the host tuple named explicitly (.cargo/config.toml), so the binary sits under
+# target/<host tuple>/: x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, …
+HOST   := $(shell rustc --print host-tuple)
+BIN    := target/$(HOST)/release/tiershim
 
-.PHONY: build test test-deps lint install demo bench clean
+.PHONY: build test test-deps lint install demo bench clean generate deb
 
 build:
 	$(CARGO) build --release
@@ -24,6 +27,11 @@ install: build
 
 demo: build
 	./scripts/demo.sh $(BIN)
+
+# dist/ (man pages, shell completions, the JSON Schema of tiershim.yaml) is generated from the
+# code by a test (src/admin/generate.rs), which fails in `make test` when it is stale.
+generate:
+	TIERSHIM_GENERATE=1 $(CARGO) test --lib admin::generate
 
 bench: build
 	$(CARGO) bench --bench gate

@@ -8,6 +8,8 @@
 #       tiershim.yaml                                 (ceiling N, real tools, audit log, pinned env)
 #       profile                                       (the rbash profile, from shims/profile)
 #   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
+#   <prefix>/lib/tiershim/tiershim.schema.json the JSON Schema of tiershim.yaml (from dist/),
+#                                              named by each tiershim.yaml for editors
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
@@ -22,7 +24,9 @@ usage() {
 usage: install.sh --prefix DIR [options]
 
   --prefix DIR       where to install (required); letters, digits and . _ / + - only
-  --binary FILE      the tiershim binary to install (default: build it with cargo)
+  --binary FILE      the tiershim binary to install (default: build it with cargo; run
+                     from a package, /usr/share/tiershim/install.sh, the packaged
+                     /usr/bin/tiershim)
   --real-dir DIR     a directory holding the real tools, searched first (repeatable);
                      otherwise each real tool is looked up on the current PATH
   --audit-log FILE   the JSONL audit log every tier appends to
@@ -141,6 +145,11 @@ if [ -n "$harden" ] && [ -n "$cooldown" ] && [ -d "$(dirname "$cooldown")" ]; th
     done
 fi
 
+# Run from a package's copy (/usr/share/tiershim/install.sh, no source tree beside it): the
+# packaged binary.
+if [ -z "$binary" ] && [ ! -f "$here/Cargo.toml" ] && [ -x "$here/../../bin/tiershim" ]; then
+    binary=$(cd "$here/../../bin" && pwd)/tiershim
+fi
 if [ -z "$binary" ]; then
     (cd "$here" && cargo build --release --quiet)
     binary=$(cd "$here" && ls target/*/release/tiershim target/release/tiershim 2>/dev/null | head -n 1)
@@ -266,6 +275,12 @@ if [ -z "$skills" ] && [ -d "$here/skills" ]; then
     IFS=$old_ifs
     skills=$lib/skills
 fi
+# The schema of tiershim.yaml, for editors (each tiershim.yaml names it by a relative path).
+schema=
+if [ -f "$here/dist/tiershim.schema.json" ]; then
+    schema=$here/dist/tiershim.schema.json
+    claim "$lib/tiershim.schema.json"
+fi
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -371,6 +386,12 @@ if [ -n "$shipped_skills" ]; then
     IFS=$old_ifs
 fi
 
+if [ -n "$schema" ]; then
+    cp "$schema" "$lib/.tiershim.schema.json.new"
+    chmod 0644 "$lib/.tiershim.schema.json.new"
+    place "$lib/.tiershim.schema.json.new" "$lib/tiershim.schema.json"
+fi
+
 for n in $(echo "$tiers" | tr ',' ' '); do
     dir=$lib/tier$n
     mkdir -p "$dir"
@@ -387,6 +408,7 @@ $passthrough
 EOF
 
     {
+        [ -z "$schema" ] || echo "# yaml-language-server: \$schema=../tiershim.schema.json"
         echo "# Written by install.sh; re-running it rewrites this file."
         echo "tier: $n"
         [ -z "$dry_pin" ] || echo "dry_run: true"

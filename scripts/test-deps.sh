@@ -1,10 +1,27 @@
 #!/bin/sh
 # Install what the test suite needs and the machine lacks. Run by `make test` (and so by CI).
+# `scripts/test-deps.sh cargo-deb` installs only cargo-deb (for `make deb`).
 # As root it installs Debian packages that are missing; as anyone else it only says what is
 # missing, and the tests that need it fail with a message naming it.
 #
 # One line per need: a command the tests run, and the Debian package that provides it.
 set -eu
+
+# cargo-deb, pinned, built from crates.io into target/test-deps/cargo-deb (never the cargo home):
+# `make deb` and tests/it/package.rs run it from there.
+CARGO_DEB_VERSION=3.8.0
+cargo_deb() {
+    root="$(cd "$(dirname "$0")/.." && pwd)/target/test-deps/cargo-deb"
+    if ! "$root/bin/cargo-deb" --version 2>/dev/null | grep -qx "cargo-deb $CARGO_DEB_VERSION"; then
+        echo "test-deps: building cargo-deb $CARGO_DEB_VERSION into $root (a few minutes, once)"
+        cargo install --quiet --locked --version "$CARGO_DEB_VERSION" --no-default-features --features lzma \
+            --root "$root" cargo-deb
+    fi
+}
+if [ "${1:-}" = cargo-deb ]; then
+    cargo_deb
+    exit 0
+fi
 
 needs='
 git git
@@ -20,6 +37,10 @@ mariadb-install-db mariadb-server
 ssh openssh-client
 jq jq
 docker docker.io
+zsh zsh
+fish fish
+logrotate logrotate
+dpkg-deb dpkg
 '
 
 missing=
@@ -91,3 +112,13 @@ if ! grep -q "\"version\": \"$MCP_INSPECTOR_VERSION\"" "$pkg" 2>/dev/null; then
     npm install --prefix "$npmdir" --no-audit --no-fund --no-package-lock --loglevel=error \
         "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
 fi
+
+# check-jsonschema, pinned, in the same venv: tests/it/dist.rs validates the tiershim.yaml files
+# install.sh writes (and the README's) against dist/tiershim.schema.json with it.
+CHECK_JSONSCHEMA_VERSION=0.39.0
+if ! "$venv/bin/check-jsonschema" --version 2>/dev/null | grep -q " $CHECK_JSONSCHEMA_VERSION\$"; then
+    echo "test-deps: installing check-jsonschema $CHECK_JSONSCHEMA_VERSION into $venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "check-jsonschema==$CHECK_JSONSCHEMA_VERSION"
+fi
+
+cargo_deb

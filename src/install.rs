@@ -15,34 +15,66 @@ use crate::tool::Tool;
 
 pub const FILE_NAME: &str = "tiershim.yaml";
 
+// The JSON Schema in `dist/tiershim.schema.json` is generated from this mirror, doc comments
+// included (a test fails when it is stale: `make generate`). Every type a key holds derives
+// `JsonSchema` in tests, as here.
+
+/// `tiershim.yaml`: the install config of one tier directory, read by the gate from the
+/// directory holding the link it was executed through. Unknown keys are an error; relative paths
+/// resolve against the file's directory.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema), schemars(title = "tiershim.yaml"))]
 #[serde(deny_unknown_fields)]
 pub struct InstallFile {
+    /// The tier ceiling of this directory: 1 observe, 2 safe remediation, 3 full remediation.
+    /// CLAUDEOPS_TIER may lower it, never raise it.
+    #[cfg_attr(test, schemars(required, with = "u8", range(min = 1, max = 3)))]
     pub tier: Option<serde_yaml_ng::Value>,
+    /// true pins dry-run on: mutating calls print what they would run and run nothing, whatever
+    /// CLAUDEOPS_DRY_RUN says.
     #[serde(default)]
     pub dry_run: Option<bool>,
+    /// An override policy directory (files named as in the shipped policy/); default: the
+    /// policy embedded in the binary.
     #[serde(default)]
     pub policy: Option<PathBuf>,
+    /// The real tool to execute, per gated tool (gh, tea, docker, psql, mysql, curl, git, ssh):
+    /// an absolute path, never a PATH lookup.
     #[serde(default)]
+    #[cfg_attr(test, schemars(schema_with = "real_schema"))]
     pub real: BTreeMap<String, PathBuf>,
+    /// Directories searched for the real tools `real:` does not name.
     #[serde(default)]
     pub real_dirs: Vec<PathBuf>,
+    /// The JSONL audit log: one record per decision, appended with one write before exec.
     #[serde(default)]
     pub audit_log: Option<PathBuf>,
+    /// Pinned values of hardened variables (DOCKER_HOST, GH_HOST, PGSERVICEFILE, …), set for
+    /// the real tool whatever the caller's environment holds.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Where the skills come from.
     #[serde(default)]
     pub skills: Option<SkillsFile>,
+    /// The session tool inventory (`tiershim inventory --write`), read for the MCP fallback lines.
     #[serde(default)]
     pub inventory: Option<PathBuf>,
+    /// Claude Code MCP configs whose servers the inventory lists.
     #[serde(default)]
     pub mcp_configs: Vec<PathBuf>,
+    /// The only hosts an ssh call may reach (destination and jump hosts); absent: any host.
     #[serde(default)]
     pub hosts: Option<Vec<String>>,
+    /// Claude Ops' cooldown state file, where restarts and redeployments are counted against
+    /// the budgets of policy/cooldown.yaml; absent: no budget is enforced.
     #[serde(default)]
     pub cooldown_state: Option<PathBuf>,
+    /// Seconds a gate waits for the cooldown state's lock before it refuses the call (above 0,
+    /// at most 600; default 10). Needs `cooldown_state`.
     #[serde(default)]
     pub cooldown_lock_wait: Option<f64>,
+    /// The directories holding the repositories' work trees: the only places a tier-2 call may
+    /// write. Default: `skills.repos`.
     #[serde(default)]
     pub workspaces: Option<Vec<PathBuf>>,
     /// Endpoint rules for the operator's own services, as in `policy/endpoints.yaml`.
@@ -50,8 +82,20 @@ pub struct InstallFile {
     pub endpoints: Vec<crate::policy::endpoints::EndpointFile>,
 }
 
+/// `real:` in the schema: its keys are the gated tools' names.
+#[cfg(test)]
+fn real_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
+    schemars::json_schema!({
+        "type": "object",
+        "propertyNames": { "enum": names },
+        "additionalProperties": { "type": "string" }
+    })
+}
+
 /// `skills:` in tiershim.yaml.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SkillsFile {
     /// The baseline skills directory (default: the skills shipped with tiershim).

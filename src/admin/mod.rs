@@ -5,6 +5,8 @@ mod audit;
 mod cooldown;
 mod doctor;
 mod explain;
+#[cfg(test)]
+mod generate;
 mod inventory;
 mod mcp;
 mod policy_check;
@@ -16,10 +18,21 @@ use clap::{Parser, Subcommand};
 use crate::context::Context;
 use crate::exit::Exit;
 
+/// `tiershim --version`: the crate version, the commit and the build date (build.rs; the date
+/// is SOURCE_DATE_EPOCH's when that is set).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TIERSHIM_COMMIT"),
+    ", built ",
+    env!("TIERSHIM_BUILD_DATE"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "tiershim",
-    version,
+    version = VERSION,
     about = "A per-tier command gate for AI operations agents",
     long_about = "A per-tier command gate for AI operations agents.\n\n\
         Linked as gh, tea, docker, psql, mysql, curl, git or ssh in a tier directory that holds a tiershim.yaml, \

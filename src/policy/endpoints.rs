@@ -26,12 +26,17 @@ use crate::policy::{Examples, Required, ScopeKind, TierFile};
 
 /// The file mirror of one endpoint rule.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EndpointFile {
+    /// The rule's name, as audit records and refusals cite it: `http.` and more.
+    #[cfg_attr(test, schemars(pattern(r"^http\..")))]
     pub id: String,
     /// Methods the rule applies to (upper case). Empty or absent: every method.
     #[serde(default)]
     pub methods: Vec<String>,
+    /// The URL path pattern: `/`-separated segments, `**` any number of them, `*` or `{name}`
+    /// exactly one, `a|b` alternatives.
     #[serde(default)]
     pub path: Option<String>,
     /// Top-level fields of the request body and the values that make the rule apply (`*`: any
@@ -42,13 +47,18 @@ pub struct EndpointFile {
     /// GraphQL mutation fields this rule covers (`*`: every mutation).
     #[serde(default)]
     pub mutations: Vec<String>,
+    /// The lowest tier that may make the request: 1, 2, 3 or never.
     pub tier: TierFile,
+    /// The skill a refusal names (default: the file's).
     #[serde(default)]
     pub skill: Option<String>,
+    /// What the request does, in a refusal's words.
     #[serde(default)]
     pub what: Option<String>,
+    /// What to do instead, in a refusal's words.
     #[serde(default)]
     pub instead: Option<String>,
+    /// Calls the rule must allow and refuse, checked when the rule loads.
     #[serde(default)]
     pub examples: Option<EndpointExamplesFile>,
     /// A path-scope check of what the request changes, as in the tool files (`pr`, `contents`).
@@ -61,6 +71,7 @@ pub struct EndpointFile {
 
 /// Examples of an endpoint rule: full calls, the tool first (`[gh, api, …]`, `[curl, …]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EndpointExamplesFile {
     #[serde(default)]

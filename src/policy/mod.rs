@@ -87,6 +87,24 @@ impl<'de> Deserialize<'de> for TierFile {
     }
 }
 
+/// In the schema of tiershim.yaml (`endpoints:`): what [`TierFile`]'s hand-written
+/// deserializer takes and validation keeps.
+#[cfg(test)]
+impl schemars::JsonSchema for TierFile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Tier".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A tier: 1, 2, 3 or never.",
+            "oneOf": [
+                { "type": "integer", "minimum": 1, "maximum": 3 },
+                { "type": "string", "enum": ["never"] }
+            ]
+        })
+    }
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExamplesFile {
@@ -142,6 +160,7 @@ pub struct RuleFile {
 
 /// Which scope check a rule asks for; the grammar supplies the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ScopeKind {
     /// A pull request: the files of `git diff <base>...<head>`.

@@ -88,7 +88,7 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
 
         let cfg = std::fs::read_to_string(dir.join("tiershim.yaml")).unwrap();
         let mut want = format!(
-            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
+            "# yaml-language-server: $schema=../tiershim.schema.json\n# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
             inst.audit.display(),
             inst.prefix.join("lib/tiershim/skills").display()
         );
@@ -109,6 +109,11 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
             "{wrapper}"
         );
     }
+    // The schema each tiershim.yaml names, for editors.
+    assert_eq!(
+        std::fs::read(inst.prefix.join("lib/tiershim/tiershim.schema.json")).unwrap(),
+        std::fs::read(repo().join("dist/tiershim.schema.json")).unwrap()
+    );
     // The shipped skills, installed as the baseline.
     let shipped: Vec<String> = std::fs::read_dir(repo().join("skills"))
         .unwrap()

@@ -15,6 +15,7 @@ mod corpus;
 mod dbserver;
 mod demo;
 mod differential;
+mod dist;
 mod docker_engine;
 mod doctor;
 mod explain;
