@@ -30,6 +30,7 @@ mod mcp;
 mod mistakes;
 mod postgres;
 mod real_tools;
+mod rotation;
 mod scope;
 mod shell;
 mod skills;
