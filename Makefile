@@ -28,6 +28,14 @@ install: build
 demo: build
 	./scripts/demo.sh $(BIN)
 
+# A Debian package of the release build: target/debian/tiershim_<version>-1_<arch>.deb. cargo-deb
+# (pinned in scripts/test-deps.sh) is built into target/test-deps/ the first time. The package
+# holds the binary, the man pages, the completions and the install kit (/usr/share/tiershim);
+# it runs no maintainer scripts and never hardens.
+deb:
+	./scripts/test-deps.sh cargo-deb
+	target/test-deps/cargo-deb/bin/cargo-deb --locked --target $(HOST) --output target/debian/
+
 # dist/ (man pages, shell completions, the JSON Schema of tiershim.yaml) is generated from the
 # code by a test (src/admin/generate.rs), which fails in `make test` when it is stale.
 generate:

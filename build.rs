@@ -119,7 +119,11 @@ fn commit_from_git(dir: &Path) -> Option<String> {
         watch.extend(git(dir, &["rev-parse", "--git-path", "packed-refs"]));
     }
     for p in watch {
-        let p = if Path::new(&p).is_absolute() { Path::new(&p).to_path_buf() } else { dir.join(p) };
+        let p = if Path::new(&p).is_absolute() {
+            Path::new(&p).to_path_buf()
+        } else {
+            dir.join(p)
+        };
         // A path that does not exist would make cargo run this script on every build.
         if p.exists() {
             println!("cargo:rerun-if-changed={}", p.display());

@@ -98,7 +98,16 @@ fn the_schema_names_every_key_of_tiershim_yaml_and_refuses_others() {
     assert_eq!(schema["required"], serde_json::json!(["tier"]));
     assert_eq!(schema["properties"]["tier"]["minimum"], 1);
     assert_eq!(schema["properties"]["tier"]["maximum"], 3);
-    for key in ["dry_run", "real", "real_dirs", "audit_log", "skills", "hosts", "workspaces", "endpoints"] {
+    for key in [
+        "dry_run",
+        "real",
+        "real_dirs",
+        "audit_log",
+        "skills",
+        "hosts",
+        "workspaces",
+        "endpoints",
+    ] {
         assert!(
             schema["properties"][key]["description"].is_string(),
             "{key} has no description: {}",

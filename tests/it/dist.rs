@@ -22,7 +22,11 @@ fn need(tool: &str) -> PathBuf {
 
 fn check_jsonschema() -> PathBuf {
     let p = repo().join("target/test-deps/venv/bin/check-jsonschema");
-    assert!(p.exists(), "{} is missing: run `make test-deps` (scripts/test-deps.sh)", p.display());
+    assert!(
+        p.exists(),
+        "{} is missing: run `make test-deps` (scripts/test-deps.sh)",
+        p.display()
+    );
     p
 }
 
@@ -39,7 +43,10 @@ fn subcommands() -> Vec<String> {
 
 #[test]
 fn every_man_page_renders_without_a_groff_warning() {
-    let pages: Vec<PathBuf> = std::fs::read_dir(repo().join("dist/man")).unwrap().map(|e| e.unwrap().path()).collect();
+    let pages: Vec<PathBuf> = std::fs::read_dir(repo().join("dist/man"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert!(pages.len() > 10, "{pages:?}");
     for page in &pages {
         let out = Command::new(need("groff"))
@@ -101,7 +108,10 @@ fn fish_completes_subcommands_and_zsh_reads_its_completion() {
     let names: Vec<&str> = subs.lines().map(|l| l.split('\t').next().unwrap()).collect();
     assert_eq!(names, ["cooldown"], "{text}");
     for opt in ["--config", "--tier", "--dry-run", "--json"] {
-        assert!(explain.lines().any(|l| l.split('\t').next() == Some(opt)), "{opt} not offered: {explain}");
+        assert!(
+            explain.lines().any(|l| l.split('\t').next() == Some(opt)),
+            "{opt} not offered: {explain}"
+        );
     }
     // zsh: the file parses, and compinit takes it from $fpath as `_tiershim`.
     let dir = tempfile::tempdir().unwrap();
@@ -117,7 +127,12 @@ fn fish_completes_subcommands_and_zsh_reads_its_completion() {
         dir.path().display()
     );
     let out = Command::new(need("zsh")).args(["-f", "-c", &script]).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "_tiershim", "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "_tiershim",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// check-jsonschema's verdict on `file`: true when it validates.
@@ -148,10 +163,15 @@ fn the_files_install_sh_writes_name_the_installed_schema_and_validate_against_it
         let cfg = inst.tier_dir(n).join("tiershim.yaml");
         let text = std::fs::read_to_string(&cfg).unwrap();
         let first = text.lines().next().unwrap();
-        let rel = first.strip_prefix("# yaml-language-server: $schema=").unwrap_or_else(|| panic!("{text}"));
+        let rel = first
+            .strip_prefix("# yaml-language-server: $schema=")
+            .unwrap_or_else(|| panic!("{text}"));
         // The editor resolves the path against the file's directory.
         let schema = inst.tier_dir(n).join(rel);
-        assert_eq!(schema.canonicalize().unwrap(), lib.join("tiershim.schema.json").canonicalize().unwrap());
+        assert_eq!(
+            schema.canonicalize().unwrap(),
+            lib.join("tiershim.schema.json").canonicalize().unwrap()
+        );
         let (ok, why) = schema_accepts(&schema, &cfg);
         assert!(ok, "{why}\n{text}");
     }
@@ -203,7 +223,11 @@ fn version_names_the_commit_and_the_build_date() {
     let caps = re.captures(&text).unwrap_or_else(|| panic!("{text:?}"));
     assert_eq!(&caps[1], env!("CARGO_PKG_VERSION"));
     // Built from a git work tree, it is the commit checked out.
-    let head = Command::new("git").current_dir(repo()).args(["rev-parse", "--short=12", "HEAD"]).output().unwrap();
+    let head = Command::new("git")
+        .current_dir(repo())
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .unwrap();
     if head.status.success() {
         assert_eq!(&caps[2], String::from_utf8_lossy(&head.stdout).trim());
     }
@@ -218,7 +242,11 @@ fn a_git_archive_tarball_carries_its_commit_for_the_build() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let head = Command::new("git").current_dir(repo()).args(["rev-parse", "HEAD"]).output().unwrap();
+    let head = Command::new("git")
+        .current_dir(repo())
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .unwrap();
     let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
     let tar = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(tar.contains(&format!("\n{head}\n")), "{tar}");

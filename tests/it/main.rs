@@ -28,6 +28,7 @@ mod install;
 mod mariadb;
 mod mcp;
 mod mistakes;
+mod package;
 mod postgres;
 mod real_tools;
 mod rotation;

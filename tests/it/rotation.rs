@@ -155,7 +155,10 @@ fn the_log_shipping_examples_parse_and_read_the_log_logrotate_rotates() {
         let text = std::fs::read_to_string(repo().join("examples/log-shipping").join(file)).unwrap();
         let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         let shown = serde_json::to_string(&doc).unwrap();
-        assert!(shown.contains("\"/var/log/tiershim/audit.jsonl\""), "{file} does not read the audit log");
+        assert!(
+            shown.contains("\"/var/log/tiershim/audit.jsonl\""),
+            "{file} does not read the audit log"
+        );
         assert!(text.contains(&format!("{path_key}:")), "{file}");
     }
 }

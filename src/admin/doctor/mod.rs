@@ -429,7 +429,8 @@ pub fn run(a: Args) -> Exit {
                     .join("lib/tiershim")
                     .display()
             ),
-            "run install.sh --prefix DIR",
+            "lay them out with install.sh --prefix DIR (from the source tree, or the package's \
+             /usr/share/tiershim/install.sh), then check them with tiershim doctor --prefix DIR",
         );
     }
     let install = Install {
