@@ -251,3 +251,36 @@ fn a_git_archive_tarball_carries_its_commit_for_the_build() {
     let tar = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(tar.contains(&format!("\n{head}\n")), "{tar}");
 }
+
+#[test]
+fn nothing_tiershim_prints_to_a_pipe_carries_colour_codes() {
+    // clap colours help and usage errors only on a terminal; the gate and the admin commands
+    // print plain text. TERM names a colour terminal, and every stream here is a pipe.
+    let env = crate::harness::TestEnv::new(1, "");
+    let mut runs: Vec<std::process::Output> = Vec::new();
+    for args in [
+        &["--help"][..],
+        &["explain", "--help"],
+        &["explain", "--no-such-option"],
+        &["no-such-command"],
+        &["doctor", "--config", "/nonexistent/tiershim.yaml"],
+        &["explain", "--tier", "1", "--", "docker", "restart", "api"],
+    ] {
+        runs.push(Command::new(bin()).args(args).env("TERM", "xterm-256color").output().unwrap());
+    }
+    runs.push(
+        env.cmd("docker", &["restart", "api"])
+            .env("TERM", "xterm-256color")
+            .output()
+            .unwrap(),
+    );
+    runs.push(env.cmd("git", &["status"]).env("TERM", "xterm-256color").output().unwrap());
+    for out in &runs {
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(!text.contains('\x1b'), "{text:?}");
+        }
+    }
+    // The usage error did say what was wrong.
+    assert!(String::from_utf8_lossy(&runs[2].stderr).contains("--no-such-option"));
+}
