@@ -6,7 +6,7 @@ PREFIX ?= $(CURDIR)/demo/prefix
 HOST   := $(shell rustc --print host-tuple)
 BIN    := target/$(HOST)/release/tiershim
 
-.PHONY: build test test-deps lint install demo bench clean generate deb
+.PHONY: build test test-deps lint install demo bench bench-profiles clean generate deb
 
 build:
 	$(CARGO) build --release
@@ -44,6 +44,11 @@ generate:
 bench: build
 	$(CARGO) bench --bench gate
 	$(CARGO) bench --bench skills
+
+# Build time and gate overhead of each release profile (four clean release builds: slow); writes
+# the "Release profile" section of docs/PERFORMANCE.md.
+bench-profiles:
+	./scripts/bench-profiles.sh
 
 clean:
 	$(CARGO) clean

@@ -6,8 +6,13 @@
 //! machines are noisy.
 //!
 //! Under `cargo bench` (which passes `--bench`) it runs the full measurement and writes the
-//! file. Under `cargo test --all-targets` the same program runs a few rounds against the test
-//! build as a smoke test (so it cannot rot) and writes nothing.
+//! file, keeping its "## Release profile" section (written by `make bench-profiles`). Under
+//! `cargo test --all-targets` the same program runs a few rounds against the test build as a
+//! smoke test (so it cannot rot) and writes nothing.
+//!
+//! With `TIERSHIM_BENCH_GATES=label=/path/to/tiershim;label=…` (scripts/bench-profiles.sh) it
+//! measures only a call with no skill check, once per given binary, interleaved in one run with
+//! the direct call and the exec hop, and prints that table: the gate's overhead per build profile.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -181,8 +186,72 @@ fn skills_dir(root: &Path, name: &str, manifest: &Path, n: usize, every: usize) 
     dir
 }
 
+/// `TIERSHIM_BENCH_GATES`: the same call through each given gate binary, in one interleaved run.
+fn profiles(gates: &str, rounds: usize) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::set_permissions(t, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let noop = t.join("noop");
+    cc(&noop, &root.join("benches/noop.c"), &["-static"]);
+    let tramp = t.join("trampoline");
+    cc(
+        &tramp,
+        &root.join("benches/trampoline.c"),
+        &[&format!("-DTARGET=\"{}\"", noop.display())],
+    );
+    let cmd = |prog: &Path, args: &[&str]| {
+        let mut c = Command::new(prog);
+        c.args(args).env_clear().env("CLAUDEOPS_TIER", "1");
+        c
+    };
+    let mut vs = vec![
+        Variant::new("direct call (static no-op)", cmd(&noop, &["ps"])),
+        Variant::new("bare exec hop (C trampoline)", cmd(&tramp, &["ps"])),
+    ];
+    for (i, entry) in gates.split(';').filter(|e| !e.is_empty()).enumerate() {
+        let (label, path) = entry
+            .split_once('=')
+            .unwrap_or_else(|| panic!("TIERSHIM_BENCH_GATES: {entry:?} is not label=path"));
+        let gate = PathBuf::from(path);
+        let size = std::fs::metadata(&gate).unwrap_or_else(|e| panic!("{path}: {e}")).len();
+        let dir = tier_dir(
+            t,
+            &format!("gate{i}"),
+            &gate,
+            &format!("tier: 1\nreal: {{docker: {}}}\n", noop.display()),
+        );
+        vs.push(Variant::new(
+            format!("gate, {label} ({:.1} MiB): docker ps, allowed, exec", size as f64 / 1048576.0),
+            cmd(&dir.join("docker"), &["ps"]),
+        ));
+    }
+    measure(&mut vs, rounds);
+    let hop = us(median(&vs[1].times));
+    println!("| call | median | p90 | vs bare exec hop | gate overhead | peak RSS |\n|---|---|---|---|---|---|");
+    for (i, v) in vs.iter().enumerate() {
+        let m = us(median(&v.times));
+        let over = if i >= 2 {
+            format!("{:+.1}%", (m - hop) / hop * 100.0)
+        } else {
+            String::new()
+        };
+        println!(
+            "| {} | {m:.0} µs | {:.0} µs | {:.2}× | {over} | {:.1} MiB |",
+            v.name,
+            us(p90(&v.times)),
+            m / hop,
+            v.max_rss as f64 / 1024.0
+        );
+    }
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
+    if let Ok(gates) = std::env::var("TIERSHIM_BENCH_GATES") {
+        profiles(&gates, if full { ROUNDS } else { SMOKE_ROUNDS });
+        return;
+    }
     let rounds = if full { ROUNDS } else { SMOKE_ROUNDS };
     let scope_rounds = if full { SCOPE_ROUNDS } else { SMOKE_ROUNDS };
     let big = if full { 10_000 } else { 200 };
@@ -385,7 +454,13 @@ fn main() {
     );
     if full {
         std::fs::create_dir_all(root.join("docs")).unwrap();
-        std::fs::write(root.join("docs/PERFORMANCE.md"), &doc).unwrap();
+        // The release-profile comparison is measured by scripts/bench-profiles.sh; keep it.
+        let path = root.join("docs/PERFORMANCE.md");
+        let kept = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|old| old.find("\n## Release profile").map(|i| old[i..].to_string()))
+            .unwrap_or_default();
+        std::fs::write(&path, format!("{doc}{kept}")).unwrap();
     }
     println!("{doc}");
 }
