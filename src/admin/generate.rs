@@ -48,7 +48,9 @@ fn man_pages(cmd: &clap::Command, out: &mut Vec<(PathBuf, Vec<u8>)>) {
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         man_pages(sub, out);
     }
-    let man = clap_mangen::Man::new(cmd.clone()).manual("tiershim manual");
+    let man = clap_mangen::Man::new(cmd.clone())
+        .source(concat!("tiershim ", env!("CARGO_PKG_VERSION")))
+        .manual("tiershim manual");
     let mut buf = Vec::new();
     man.render(&mut buf).unwrap();
     out.push((Path::new("dist/man").join(man.get_filename()), buf));
