@@ -25,7 +25,9 @@ lint:
 install: build
 	./install.sh --prefix $(PREFIX) --binary $(BIN)
 
-demo: build
+demo:
+	@echo "make demo: building the release binary first (about 3 minutes on 2 idle cores from a clean clone, longer on a busy machine; seconds once built), then the walk-through (under a minute)."
+	$(CARGO) build --release
 	./scripts/demo.sh $(BIN)
 
 # A Debian package of the release build: target/debian/tiershim_<version>-1_<arch>.deb. cargo-deb
