@@ -64,6 +64,10 @@ pub struct AuditRecord {
     /// What the session inventory said about MCP for an allowed call (`mcp-available`,
     /// `cli-fallback`, or why it could not be read); absent without an inventory.
     pub mcp: Option<String>,
+    /// The other REQ-5 lines of an allowed call (the MCP fallback warning), which reach stderr
+    /// only with `announce: stderr`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
     /// For an ssh call with a remote command: the host and the command as the gate read it.

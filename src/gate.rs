@@ -322,6 +322,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         Some(e) => escape(&e.to_string()).into_owned(),
         None => decision::render(&d, &skill, &shown_args),
     };
+    let notice = mcp_line(&mcp, &skill, tool);
     // One record per decision: to the audit log when the install names one, and to journald
     // when its socket exists (DESIGN §8), whichever are there.
     if cfg.audit_log.is_some() || audit::journald_present() {
@@ -364,6 +365,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                 Fallback::NoMcp(_) => Some("cli-fallback".into()),
                 Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", escape(e))),
             },
+            notices: notice.iter().cloned().collect(),
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
             remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
@@ -397,13 +399,18 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             other => Err(other),
         };
     }
-    eprintln!("{line}");
+    // Quiet on success (DESIGN §4): an allowed call's lines go to the record only, unless the
+    // install asks for them on stderr, where the agent reads them merged into the tool's output.
+    let announce = cfg.announce == install::Announce::Stderr;
+    if d.verdict != Verdict::Allow || announce {
+        eprintln!("{line}");
+    }
     if d.verdict == Verdict::DryRun
         && let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown)
     {
         eprintln!("{line}");
     }
-    if let Some(line) = mcp_line(&mcp, &skill, tool) {
+    if let (Some(line), true) = (&notice, announce) {
         eprintln!("{line}");
     }
     match (d.verdict, real) {

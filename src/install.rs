@@ -45,6 +45,20 @@ pub struct InstallFile {
     pub cooldown_lock_wait: Option<f64>,
     #[serde(default)]
     pub workspaces: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    pub announce: Option<Announce>,
+}
+
+/// `announce:`: where an allowed call's REQ-5 lines (`Using: …`, the MCP fallback warning) go
+/// besides the audit record and journald. Refusals, dry runs and errors always reach stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Announce {
+    /// The audit record and journald only: the agent's output is the tool's own (the default).
+    #[default]
+    Audit,
+    /// Also stderr, where an agent reads them merged with the tool's output.
+    Stderr,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -97,6 +111,8 @@ pub struct InstallConfig {
     /// `workspaces:`: the directories holding the repositories' work trees, the only places a
     /// tier-2 call may write (DESIGN §3.2). Absent: `skills.repos`, when that is set; else none.
     pub workspaces: Vec<PathBuf>,
+    /// `announce:`: whether an allowed call's lines also go to stderr.
+    pub announce: Announce,
 }
 
 impl InstallConfig {
@@ -119,6 +135,7 @@ impl InstallConfig {
             cooldown_state: None,
             cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
             workspaces: Vec::new(),
+            announce: Announce::Audit,
         }
     }
 
@@ -246,6 +263,7 @@ impl InstallConfig {
             cooldown_state: file.cooldown_state.as_deref().map(abs),
             cooldown_lock_wait,
             workspaces,
+            announce: file.announce.unwrap_or_default(),
         })
     }
 

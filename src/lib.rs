@@ -9,6 +9,7 @@
 pub mod access;
 pub mod admin;
 pub mod audit;
+pub mod claude;
 pub mod compose;
 pub mod context;
 pub mod cooldown;

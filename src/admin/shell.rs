@@ -10,10 +10,11 @@
 //! rbash, and only by absolute path.
 
 use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::claude;
 use crate::context::Context;
 use crate::error::Error;
 use crate::exit::Exit;
@@ -36,9 +37,13 @@ pub struct Args {
     /// always read; /etc/profile and ~/.bash_profile never are.
     #[arg(short = 'l', long = "login")]
     login: bool,
-    /// Run the first argument as a command line and exit with its status (as `bash -c`).
+    /// Run the first argument as a command line and exit with its status (as `bash -c`). Claude
+    /// Code's wrapped form of a Bash tool call is unwrapped first (see README, "Claude Code").
     #[arg(short = 'c')]
     command: bool,
+    /// Print rbash's version and exit (what a harness runs to check that this is a shell).
+    #[arg(long)]
+    version: bool,
     /// With -c: the command line, then `$0` and the positional parameters.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
     args: Vec<String>,
@@ -120,6 +125,12 @@ fn own_prefix() -> Option<PathBuf> {
 
 pub fn run(ctx: &Context, a: Args) -> Exit {
     let _ = a.login; // accepted for compatibility; see the field's doc
+    if a.version {
+        return match find_rbash() {
+            Some(rbash) => exec(rbash, &["rbash".into(), "--version".into()], &[]),
+            None => rbash_missing(),
+        };
+    }
     if !a.command && !a.args.is_empty() {
         eprintln!("tiershim shell: arguments need -c (tiershim shell --tier N -c 'CMD'); scripts are not run");
         return Exit::Usage;
@@ -171,17 +182,31 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             });
         }
     }
-    let Some(rbash) = RBASH
-        .iter()
-        .map(Path::new)
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
-    else {
-        eprintln!(
-            "tiershim shell: rbash is not installed (looked for {}); install bash, which provides it",
-            RBASH.join(", ")
-        );
-        return Exit::NotFound;
+    let Some(rbash) = find_rbash() else {
+        return rbash_missing();
     };
+    // Claude Code's wrapper around a Bash tool call, unwrapped (crate::claude): the model's
+    // command runs as `eval '<command>'` under every rbash restriction, and the working directory
+    // the wrapper would have written with `pwd -P >|` (which rbash refuses) is written here.
+    let mut args = a.args.clone();
+    if a.command {
+        match args.first().and_then(|t| claude::recognise(t)) {
+            None => {}
+            Some(claude::Form::EnvProbe) => args[0] = "printenv".into(),
+            Some(claude::Form::Snapshot(_)) => {
+                eprintln!("tiershim shell: the restricted shell makes no shell snapshot; each command starts from the tier's profile");
+                return Exit::Failure;
+            }
+            Some(claude::Form::Call(call)) => {
+                if let Err(e) = write_cwd(&call.cwd_file, &ctx.cwd) {
+                    eprintln!("tiershim shell: {}: {e}", call.cwd_file.display());
+                    return Exit::Failure;
+                }
+                let redirect = if call.stdin_null { " < /dev/null" } else { "" };
+                args[0] = format!("eval {}{redirect}", claude::quote(&call.command));
+            }
+        }
+    }
 
     let mut env: Vec<(OsString, OsString)> = Vec::new();
     for (k, v) in &ctx.env {
@@ -201,11 +226,45 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         env.push(("BASH_ENV".into(), profile.clone().into_os_string()));
         argv.push("--norc".into());
         argv.push("-c".into());
-        argv.extend(a.args.iter().map(OsString::from));
+        argv.extend(args.iter().map(OsString::from));
     } else {
         argv.extend(["--rcfile".into(), profile.clone().into_os_string(), "-i".into()]);
     }
     exec(rbash, &argv, &env)
+}
+
+fn find_rbash() -> Option<&'static Path> {
+    RBASH
+        .iter()
+        .map(Path::new)
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
+}
+
+fn rbash_missing() -> Exit {
+    eprintln!(
+        "tiershim shell: rbash is not installed (looked for {}); install bash, which provides it",
+        RBASH.join(", ")
+    );
+    Exit::NotFound
+}
+
+/// What Claude Code's `pwd -P >| FILE` would write: the physical working directory. The
+/// restricted shell refuses `cd`, so the command cannot move it, and it is known before the
+/// command runs. Written without following a link at FILE, with the caller's own rights.
+fn write_cwd(file: &Path, cwd: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let physical = std::fs::canonicalize(cwd)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(file)?;
+    let mut line = physical.into_os_string().into_vec();
+    line.push(b'\n');
+    f.write_all(&line)
 }
 
 fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {

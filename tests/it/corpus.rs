@@ -158,8 +158,11 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
             if received.as_ref() != Some(&want) {
                 problems.push(format!("real tool received {received:?}, want {want:?}"));
             }
-            if !stderr.contains("] Using: ") {
-                problems.push("no `Using:` line".into());
+            if !record["message"].as_str().unwrap_or("").contains("] Using: ") {
+                problems.push("no `Using:` line in the audit record".into());
+            }
+            if !stderr.is_empty() {
+                problems.push(format!("the gate wrote to stderr for an allowed call: {stderr}"));
             }
         }
         "refuse" => {

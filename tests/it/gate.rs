@@ -6,11 +6,13 @@ use std::process::Command;
 use crate::harness::TestEnv;
 
 #[test]
-fn an_allowed_call_reaches_the_real_tool_with_argv_unchanged_and_says_using() {
+fn an_allowed_call_reaches_the_real_tool_with_argv_unchanged_and_says_using_in_the_record_only() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["ps", "-a", "--format", "{{.Names}}"], &[("CLAUDEOPS_TIER", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    // Quiet on success: the agent reads stderr merged into the tool's output.
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:container-health] Using: docker (CLI)");
     assert_eq!(r.stdout(), "stub docker ran\n");
     assert_eq!(
         env.received("docker"),
@@ -199,8 +201,37 @@ fn a_link_outside_an_installation_is_refused_even_if_the_caller_has_a_config_els
 fn claudeops_skill_renames_the_skill_in_the_log_only() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("CLAUDEOPS_SKILL", "nightly-check")]);
-    assert_eq!(r.stderr(), "[skill:nightly-check] Using: docker (CLI)\n");
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:nightly-check] Using: docker (CLI)");
     assert_eq!(env.last_audit()["skill"], "nightly-check");
+}
+
+#[test]
+fn announce_stderr_puts_an_allowed_call_s_line_back_on_stderr() {
+    let env = TestEnv::new(1, "announce: stderr\n");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    // Refusals and dry runs reach stderr either way.
+    for extra in ["", "announce: stderr\n", "announce: audit\n"] {
+        let env = TestEnv::new(1, extra);
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+        assert_eq!(r.code(), 77);
+        assert!(r.stderr().starts_with("[skill:container-ops] REFUSED: "), "{extra}: {}", r.stderr());
+        let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("CLAUDEOPS_DRY_RUN", "1")]);
+        assert_eq!(r.code(), 0);
+    }
+    let env = TestEnv::new(2, "");
+    let r = env.run(
+        "docker",
+        &["restart", "api"],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")],
+    );
+    assert_eq!(r.stderr(), "[skill:container-ops] DRY RUN: would run: docker restart api\n");
+    let env = TestEnv::new(1, "announce: loud\n");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78);
+    assert!(r.stderr().contains("unknown variant `loud`"), "{}", r.stderr());
 }
 
 #[test]

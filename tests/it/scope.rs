@@ -130,7 +130,7 @@ fn a_pull_request_inside_the_allow_list_reaches_gh() {
     fx.change(&[("checks/http.md", "check\n"), ("playbooks/restart.md", "steps\n")]);
     let r = fx.run("gh", &["pr", "create", "--title", "t", "--body", "b"], "2", &[]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:git-pr] Using: gh (CLI)\n");
+    assert_eq!(r.stderr(), "");
     assert_eq!(
         fx.env.received("gh"),
         Some(vec![
