@@ -8,6 +8,8 @@
 #       tiershim.yaml                                 (ceiling N, real tools, audit log, pinned env)
 #       profile                                       (the rbash profile, from shims/profile)
 #   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
+#   <prefix>/lib/tiershim/fence-probe          the kernel fence's probe (mode 0666, empty): the gate
+#                                              opens it for writing to tell it runs in a Landlock domain
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
@@ -51,6 +53,10 @@ usage: install.sh --prefix DIR [options]
                      off the originals, install tiershim setgid tiershim, make everything
                      root-owned, and create the audit log root:tiershim 0660
   --group NAME       the group --harden uses (default tiershim)
+  --kernel-fence on|off
+                     off writes `kernel_fence: off` in every tier's tiershim.yaml: no Landlock
+                     domain is made by `tiershim launch`/`shell` nor required by the gate
+                     (default on)
 USAGE
 }
 
@@ -60,13 +66,13 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 nl='
 '
 prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
-hosts= inventory= mcp_configs= lock_wait=
+hosts= inventory= mcp_configs= lock_wait= kernel_fence=on
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait|--kernel-fence)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*|--kernel-fence=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
@@ -93,6 +99,8 @@ while [ $# -gt 0 ]; do
         --cooldown-lock-wait)
             case $val in ''|*[!0-9]*) bad_usage "--cooldown-lock-wait $val: a whole number of seconds" ;; esac
             lock_wait=$val ;;
+        --kernel-fence)
+            case $val in on|off) kernel_fence=$val ;; *) bad_usage "--kernel-fence $val: on or off" ;; esac ;;
     esac
 done
 [ -n "$prefix" ] || bad_usage "--prefix is required"
@@ -266,6 +274,7 @@ if [ -z "$skills" ] && [ -d "$here/skills" ]; then
     IFS=$old_ifs
     skills=$lib/skills
 fi
+claim "$lib/fence-probe"
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -323,6 +332,13 @@ else
         found=$(find_real "$t") && real_map="$real_map$t $found$nl"
     done
 fi
+
+# The kernel fence's probe: every user may open it for writing, no Landlock domain may (it lies
+# beneath no tier's writable paths), so the gate tells a fenced caller by one open(O_WRONLY).
+# Emptied on every run: nothing reads what anyone wrote into it.
+if [ ! -f "$lib/fence-probe" ] || [ -s "$lib/fence-probe" ]; then : > "$lib/fence-probe"; fi
+[ -z "$harden" ] || chown root:root "$lib/fence-probe"
+chmod 0666 "$lib/fence-probe"
 
 # The audit log. Hardened: created root:group 0660, so only the gate (holding the group)
 # appends to it and the agent can neither write nor truncate it.
@@ -394,6 +410,7 @@ EOF
         [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
         [ -z "$cooldown" ] || echo "cooldown_state: $(yq "$cooldown")"
         [ -z "$lock_wait" ] || echo "cooldown_lock_wait: $lock_wait"
+        [ "$kernel_fence" = on ] || echo "kernel_fence: off"
         [ -z "$inventory" ] || echo "inventory: $(yq "$inventory")"
         if [ -n "$mcp_configs" ]; then
             echo "mcp_configs:"

@@ -62,8 +62,11 @@ git switch -qc bump-base && printf 'FROM debian:13\n' > Dockerfile && git commit
 git switch -q main && git switch -qc fix-disk-check
 mkdir -p checks && printf '# Disk check\nAlert at 90%%.\n' > checks/disk.md && git add -A && git commit -qm "disk check"
 
+# The kernel fence is off here: the demo runs as you, and its shells are started straight from
+# this script. A real agent is started with `tiershim launch` as root, which puts it in the
+# tier's Landlock domain (README, "Starting an agent").
 "$here/install.sh" --prefix "$prefix" --binary "$bin" --tiers 1,2 --audit-log "$demo/audit.jsonl" \
-    --real-dir "$demo/stand-ins" --repos "$demo/repos" >/dev/null
+    --real-dir "$demo/stand-ins" --repos "$demo/repos" --kernel-fence off >/dev/null
 
 # Run a command line as the agent: inside `tiershim shell` (rbash, PATH = the tier directory).
 agent() {

@@ -70,6 +70,9 @@ pub struct AuditRecord {
     pub notices: Vec<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
+    /// The kernel fence the call ran in: `landlock abi N` (the kernel's ABI, which `launch` and
+    /// `shell` make their domain with), or `off` where `kernel_fence: off` opts out.
+    pub fence: String,
     /// For an ssh call with a remote command: the host and the command as the gate read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<RemoteRecord>,

@@ -245,9 +245,27 @@ fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
 }
 
+/// Where the install requires the kernel fence, a call from a process outside a Landlock domain
+/// (a real tool started by something that left the shell, or a caller that was never fenced) is
+/// refused before anything else. Returns what the audit record says of the fence.
+fn fence_check(cfg: &InstallConfig, tool: Tool) -> Result<String> {
+    if cfg.kernel_fence == install::KernelFence::Off {
+        return Ok("off".into());
+    }
+    if crate::fence::fenced(&crate::fence::lib_dir(cfg).join(crate::fence::PROBE))? {
+        return Ok(format!("landlock abi {}", crate::fence::kernel_abi()));
+    }
+    Err(Error::Fence(format!(
+        "this {tool} call comes from a process outside the Landlock domain that {} requires, so it is refused; \
+         start the agent with `tiershim launch` (or its shell with `tiershim shell`), or opt out with `kernel_fence: off`",
+        cfg.path.display()
+    )))
+}
+
 fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let dir = ctx.exec_path.parent().unwrap_or(Path::new("/"));
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
+    let fence = fence_check(&cfg, tool)?;
     let policy = Policy::load(tool, cfg.policy.as_deref())?;
     let var = |name: &str| ctx.var(name);
     let (args, inv, local) = match utf8_args(ctx, tool) {
@@ -368,6 +386,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             notices: notice.iter().cloned().collect(),
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
+            fence: fence.clone(),
             remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
             cooldown: match (&cfg.cooldown_state, d.cooldown.is_empty()) {
                 (Some(path), false) => Some(audit::CooldownRecord {

@@ -47,7 +47,41 @@ pub struct InstallFile {
     pub workspaces: Option<Vec<PathBuf>>,
     #[serde(default)]
     pub announce: Option<Announce>,
+    #[serde(default)]
+    pub kernel_fence: Option<KernelFenceFile>,
 }
+
+/// `kernel_fence:` as written: `off`, `on`, or `{abi: N, writable: [DIR…]}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum KernelFenceFile {
+    Word(String),
+    Table(KernelFenceTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelFenceTable {
+    #[serde(default)]
+    pub abi: Option<u8>,
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+}
+
+/// The kernel fence an install asks for (DESIGN §3.2, `crate::fence`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelFence {
+    /// `kernel_fence: off`: the operator opted out; no Landlock domain is made or checked.
+    Off,
+    /// The default: `launch` and `shell` put the agent in a Landlock domain of at least this
+    /// ABI, and the gate refuses calls from outside one. `writable` (tier 3 only) adds the
+    /// operator's writable roots.
+    On { abi: u8, writable: Vec<PathBuf> },
+}
+
+/// The lowest Landlock ABI the fence accepts unless `kernel_fence.abi` says otherwise: ABI 3
+/// (Linux 6.2) is the first that stops `truncate(2)` outside the writable paths.
+pub const FENCE_ABI: u8 = 3;
 
 /// `announce:`: where an allowed call's REQ-5 lines (`Using: …`, the MCP fallback warning) go
 /// besides the audit record and journald. Refusals, dry runs and errors always reach stderr.
@@ -113,6 +147,8 @@ pub struct InstallConfig {
     pub workspaces: Vec<PathBuf>,
     /// `announce:`: whether an allowed call's lines also go to stderr.
     pub announce: Announce,
+    /// `kernel_fence:`: on (the default) or off.
+    pub kernel_fence: KernelFence,
 }
 
 impl InstallConfig {
@@ -136,6 +172,7 @@ impl InstallConfig {
             cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
             workspaces: Vec::new(),
             announce: Announce::Audit,
+            kernel_fence: KernelFence::Off,
         }
     }
 
@@ -244,6 +281,45 @@ impl InstallConfig {
                 )));
             }
         }
+        let kernel_fence = match &file.kernel_fence {
+            None => KernelFence::On {
+                abi: FENCE_ABI,
+                writable: Vec::new(),
+            },
+            Some(KernelFenceFile::Word(w)) if w == "off" => KernelFence::Off,
+            Some(KernelFenceFile::Word(w)) if w == "on" => KernelFence::On {
+                abi: FENCE_ABI,
+                writable: Vec::new(),
+            },
+            Some(KernelFenceFile::Word(w)) => {
+                return Err(invalid(format!(
+                    "`kernel_fence: {w}` is not `off`, `on` or {{abi: N, writable: [DIR…]}}"
+                )));
+            }
+            Some(KernelFenceFile::Table(t)) => {
+                let abi = t.abi.unwrap_or(FENCE_ABI);
+                if abi == 0 {
+                    return Err(invalid("`kernel_fence.abi: 0` is not a Landlock ABI (1 or more)".into()));
+                }
+                if !t.writable.is_empty() && tier != 3 {
+                    return Err(invalid(format!(
+                        "`kernel_fence.writable` is for tier 3 only (this is tier {tier}): tiers 1 and 2 write what DESIGN §3.2 lists"
+                    )));
+                }
+                let mut writable = Vec::new();
+                for w in &t.writable {
+                    let w = abs(w);
+                    if w.components().any(|c| matches!(c, std::path::Component::ParentDir)) || w == Path::new("/") {
+                        return Err(invalid(format!(
+                            "`kernel_fence.writable` entry {} is `/` or holds `..`: name the directories tier 3 may write",
+                            w.display()
+                        )));
+                    }
+                    writable.push(w);
+                }
+                KernelFence::On { abi, writable }
+            }
+        };
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -264,6 +340,7 @@ impl InstallConfig {
             cooldown_lock_wait,
             workspaces,
             announce: file.announce.unwrap_or_default(),
+            kernel_fence,
         })
     }
 

@@ -19,6 +19,7 @@ pub mod error;
 pub mod exec;
 pub mod exit;
 pub mod facts;
+pub mod fence;
 pub mod files;
 pub mod gate;
 pub mod glob;

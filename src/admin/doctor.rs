@@ -61,19 +61,59 @@ const HELPERS: &[(&str, &str)] = &[
 #[derive(Default)]
 struct Report {
     failed: usize,
+    /// Collect the failures instead of printing every line (`tiershim launch`).
+    collected: Option<Vec<String>>,
 }
 
 impl Report {
     fn ok(&mut self, what: impl AsRef<str>) {
-        println!("✓ {}", escape(what.as_ref()));
+        if self.collected.is_none() {
+            println!("✓ {}", escape(what.as_ref()));
+        }
     }
     fn bad(&mut self, what: impl AsRef<str>, fix: impl AsRef<str>) {
         self.failed += 1;
-        println!("✗ {}; fix: {}", escape(what.as_ref()), escape(fix.as_ref()));
+        let line = format!("✗ {}; fix: {}", escape(what.as_ref()), escape(fix.as_ref()));
+        match &mut self.collected {
+            Some(v) => v.push(line),
+            None => println!("{line}"),
+        }
     }
     fn note(&mut self, what: impl AsRef<str>) {
-        println!("  note: {}", escape(what.as_ref()));
+        if self.collected.is_none() {
+            println!("  note: {}", escape(what.as_ref()));
+        }
     }
+}
+
+/// The checks `doctor --prefix PREFIX --user …` makes of one tier directory, as the failed
+/// lines (`✗ …; fix: …`); empty when every check holds. `tiershim launch` refuses on any.
+pub fn failures(prefix: &Path, tier: u8, agent: Principal, system_path: Option<&str>) -> Vec<String> {
+    let table = match ExecCapable::embedded() {
+        Ok(t) => t,
+        Err(e) => return vec![format!("✗ {e}")],
+    };
+    let mut r = Report {
+        collected: Some(Vec::new()),
+        ..Report::default()
+    };
+    let binary = prefix.join("bin/tiershim");
+    let hardened = check_binary(&mut r, &binary, &agent);
+    let install = Install {
+        binary,
+        hardened,
+        agent,
+        system_path: match system_path {
+            Some(s) => s.split(':').filter(|d| !d.is_empty()).map(PathBuf::from).collect(),
+            None => default_system_path(),
+        },
+        table,
+    };
+    check_rbash(&mut r);
+    let dir = prefix.join("lib/tiershim").join(format!("tier{tier}"));
+    let cfg = dir.join(install::FILE_NAME);
+    check_tier(&mut r, &install, &dir, &cfg, &mut Seen::default());
+    r.collected.unwrap_or_default()
 }
 
 /// What a check needs to know about the installation as a whole.
@@ -310,6 +350,9 @@ fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, seen:
     }
 
     check_profile(r, dir, &name, dir_tier);
+    if let Some(t) = dir_tier {
+        check_claude_shell(r, inst, t, &name);
+    }
     if let Some(cfg) = &cfg {
         check_real(r, inst, cfg, &name);
     }
@@ -318,6 +361,7 @@ fn check_tier(r: &mut Report, inst: &Install, dir: &Path, cfg_path: &Path, seen:
     if let Some(cfg) = &cfg {
         check_audit(r, inst, cfg, &name);
         check_cooldown(r, inst, cfg, &name);
+        check_fence(r, inst, cfg, &name);
         if seen.policies.insert(cfg.policy.clone()) {
             check_policy(r, cfg.policy.as_deref());
         }
@@ -727,6 +771,86 @@ fn check_cooldown(r: &mut Report, inst: &Install, cfg: &InstallConfig, name: &st
                 "{name}: the cooldown budget is advisory: this install is not hardened, so the gate writes {shown} with the agent's own rights and the agent could write it too; install.sh --harden --cooldown-state FILE makes it the gate's alone"
             ));
         }
+    }
+}
+
+/// The kernel fence (crate::fence): Landlock and the ABI the tier asks for, the probe the gate
+/// opens, and the ruleset for the agent's user (printed as notes).
+fn check_fence(r: &mut Report, inst: &Install, cfg: &InstallConfig, name: &str) {
+    if cfg.kernel_fence == crate::install::KernelFence::Off {
+        r.note(format!(
+            "{name}: kernel_fence: off: no Landlock domain holds the agent's writes (nor Claude Code's Write and Edit tools); only the gate's grammars and file modes do"
+        ));
+        return;
+    }
+    let home = crate::access::account(&inst.agent.uid.to_string())
+        .map(|a| a.home)
+        .unwrap_or_else(|_| PathBuf::from("/nonexistent"));
+    let rs = match crate::fence::plan(cfg, &home, &crate::fence::repos(cfg), &|p| p.exists()) {
+        Ok(Some(rs)) => rs,
+        Ok(None) => return,
+        Err(e) => {
+            r.bad(format!("{name}: {e}"), "fix kernel_fence in the tier's tiershim.yaml");
+            return;
+        }
+    };
+    let mut fine = true;
+    if let Err(e) = crate::fence::check_kernel(&rs) {
+        fine = false;
+        r.bad(format!("{name}: {e}"), "see the README's \"The kernel fence\"");
+    }
+    match std::fs::symlink_metadata(&rs.probe) {
+        Ok(m) if m.is_file() && m.mode() & 0o7777 == 0o666 => {}
+        _ => {
+            fine = false;
+            r.bad(
+                format!(
+                    "{name}: the fence probe {} is missing or not a regular file of mode 0666, so every gated call is refused",
+                    rs.probe.display()
+                ),
+                "re-run install.sh, which makes it",
+            );
+        }
+    }
+    if fine {
+        r.ok(format!(
+            "{name}: kernel fence: Landlock ABI {} or later (this kernel: {}); {} writable paths, {} read-only inside them",
+            rs.abi,
+            crate::fence::kernel_abi(),
+            rs.writable.len(),
+            rs.read_only.len()
+        ));
+    }
+    for line in crate::fence::describe(&rs).into_iter().skip(1) {
+        r.note(format!("{name}: {line}"));
+    }
+}
+
+/// The shell `tiershim launch` gives Claude Code (`<prefix>/bin/rbash-tier<N>`): Claude Code takes
+/// `CLAUDE_CODE_SHELL` only when the path contains `bash` or `zsh` and the agent's user can
+/// execute it, and otherwise silently falls back to an unrestricted bash.
+fn check_claude_shell(r: &mut Report, inst: &Install, tier: u8, name: &str) {
+    let prefix = inst.binary.parent().and_then(Path::parent).unwrap_or(Path::new("/"));
+    let shell = prefix.join("bin").join(format!("rbash-tier{tier}"));
+    let shown = shell.display().to_string();
+    if !shown.contains("bash") {
+        r.bad(
+            format!("{name}: the tier's shell {shown} does not contain `bash` in its path, so Claude Code would ignore it and fall back to an unrestricted bash"),
+            "re-run install.sh, which writes bin/rbash-tier<N>",
+        );
+    } else if access::can_execute(&inst.agent, &shell) != Some(true) {
+        r.bad(
+            format!(
+                "{name}: {} cannot execute the tier's shell {shown}, so Claude Code would fall back to an unrestricted bash",
+                inst.agent.label
+            ),
+            "re-run install.sh, which writes it mode 0755 in a directory every user can search",
+        );
+    } else {
+        r.ok(format!(
+            "{name}: Claude Code's shell {shown} (CLAUDE_CODE_SHELL) can be run by {}",
+            inst.agent.label
+        ));
     }
 }
 

@@ -6,6 +6,7 @@ mod cooldown;
 mod doctor;
 mod explain;
 mod inventory;
+mod launch;
 mod mcp;
 mod policy_check;
 mod shell;
@@ -43,6 +44,10 @@ enum Command {
     Policy(PolicyCommand),
     /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
     Shell(shell::Args),
+    /// Start an agent (Claude Code) in its tier, as root: checks the install and the shell
+    /// Claude Code will take, sets up the kernel fence and the tier's managed settings, then runs
+    /// the command as the agent's user with a clean environment. Refuses (78) on any fault.
+    Launch(launch::Args),
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
     /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
     Doctor(doctor::Args),
@@ -92,6 +97,7 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
         Command::Shell(a) => shell::run(ctx, a),
+        Command::Launch(a) => launch::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
         Command::Skills { command, common } => skills::run(ctx, command, common),
         Command::Mcp(a) => mcp::run_mcp(ctx, a),

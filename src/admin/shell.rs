@@ -100,7 +100,7 @@ fn never_kept(var: &str) -> bool {
 }
 
 /// sudo's `env_check`: a locale or terminal value holding `/` or `%` could name a file to load.
-fn safe_value(var: &str, value: &[u8]) -> bool {
+pub(crate) fn safe_value(var: &str, value: &[u8]) -> bool {
     if value.iter().any(|b| b.is_ascii_control()) {
         return false;
     }
@@ -118,7 +118,7 @@ fn config_error(e: &Error) -> Exit {
 }
 
 /// The prefix this binary is installed in: `<prefix>/bin/tiershim`.
-fn own_prefix() -> Option<PathBuf> {
+pub(crate) fn own_prefix() -> Option<PathBuf> {
     let exe = std::fs::read_link("/proc/self/exe").ok()?;
     Some(exe.parent()?.parent()?.to_path_buf())
 }
@@ -185,6 +185,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     let Some(rbash) = find_rbash() else {
         return rbash_missing();
     };
+    let home = agent_home(ctx);
+    let fenced = match fence(&cfg, &home) {
+        Ok(f) => f,
+        Err(e) => return config_error(&e),
+    };
     // Claude Code's wrapper around a Bash tool call, unwrapped (crate::claude): the model's
     // command runs as `eval '<command>'` under every rbash restriction, and the working directory
     // the wrapper would have written with `pwd -P >|` (which rbash refuses) is written here.
@@ -219,6 +224,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     env.push(("PATH".into(), dir.clone().into_os_string()));
     env.push(("SHELL".into(), rbash.as_os_str().to_owned()));
     env.push(("CLAUDEOPS_TIER".into(), a.tier.to_string().into()));
+    // Inside the fence the agent's temporary files go to its private directory (bash's large
+    // here-documents, Claude Code's background output), the only temporary place it may write.
+    if fenced && crate::fence::tmp_dir(&home).is_dir() {
+        env.push(("TMPDIR".into(), crate::fence::tmp_dir(&home).into_os_string()));
+    }
 
     let mut argv: Vec<OsString> = vec!["rbash".into(), "--restricted".into(), "--noprofile".into()];
     if a.command {
@@ -231,6 +241,60 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         argv.extend(["--rcfile".into(), profile.clone().into_os_string(), "-i".into()]);
     }
     exec(rbash, &argv, &env)
+}
+
+/// The home directory of the caller's account (`/etc/passwd`, by uid), where the fence keeps the
+/// agent's state writable; `HOME` only when the account has no entry.
+fn agent_home(ctx: &Context) -> PathBuf {
+    let uid = nix::unistd::getuid().as_raw().to_string();
+    match crate::access::account(&uid) {
+        Ok(a) => a.home,
+        Err(_) => ctx.var("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/nonexistent")),
+    }
+}
+
+/// Was this binary installed setgid (a hardened install)? The admin CLI has already dropped the
+/// group, so the file's mode tells.
+fn hardened_binary() -> bool {
+    std::fs::metadata("/proc/self/exe").is_ok_and(|m| m.mode() & 0o2000 != 0)
+}
+
+/// The kernel fence for this shell (crate::fence). A shell already inside a Landlock domain (as
+/// `tiershim launch` starts Claude Code) inherits it. Otherwise the shell makes the tier's
+/// domain itself, except where that would weaken the install or leave part of the fence out:
+/// a hardened install refuses (the `no_new_privs` an unprivileged domain needs would stop the
+/// setgid gate from getting its group), and a tier whose ruleset has read-only bind mounts
+/// refuses unless running as root. Returns whether the fence is on.
+fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
+    use crate::fence;
+    let Some(rs) = fence::plan(cfg, home, &fence::repos(cfg), &|p| p.exists())? else {
+        return Ok(false);
+    };
+    if fence::fenced(&rs.probe)? {
+        return Ok(true);
+    }
+    if hardened_binary() {
+        return Err(Error::Fence(format!(
+            "this shell is not inside a Landlock domain, and a hardened install's shell cannot make one (the no_new_privs it \
+             needs would stop the setgid gate from getting its group); start the agent with `tiershim launch --tier {} --user USER -- …` as root",
+            rs.tier
+        )));
+    }
+    let root = nix::unistd::geteuid().is_root();
+    if !rs.read_only.is_empty() {
+        if !root {
+            let shown: Vec<String> = rs.read_only.iter().map(|e| e.path.display().to_string()).collect();
+            return Err(Error::Fence(format!(
+                "tier {} keeps {} read-only with bind mounts, which only root can make; start the agent with `tiershim launch` as root",
+                rs.tier,
+                shown.join(", ")
+            )));
+        }
+        fence::private_namespace()?;
+        fence::bind_read_only(&rs.read_only)?;
+    }
+    fence::restrict(&rs, !root)?;
+    Ok(true)
 }
 
 fn find_rbash() -> Option<&'static Path> {
@@ -267,7 +331,7 @@ fn write_cwd(file: &Path, cwd: &Path) -> std::io::Result<()> {
     f.write_all(&line)
 }
 
-fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {
+pub(crate) fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {
     let cstr = |b: &[u8]| CString::new(b).ok();
     let Some(p) = cstr(path.as_os_str().as_bytes()) else {
         return Exit::Internal;

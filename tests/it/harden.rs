@@ -10,11 +10,11 @@ use std::process::{Command, Output};
 use crate::installed::{Installed, stub_text};
 
 /// A group and a user created for one test, removed on drop.
-struct Account {
-    user: String,
-    group: String,
-    uid: u32,
-    gid: u32,
+pub struct Account {
+    pub user: String,
+    pub group: String,
+    pub uid: u32,
+    pub gid: u32,
 }
 
 fn must(cmd: &mut Command) {
@@ -28,8 +28,13 @@ fn id_of(flag: &str, name: &str) -> u32 {
 }
 
 impl Account {
-    fn create() -> Account {
-        let tag = format!("ts{}", std::process::id());
+    pub fn create() -> Account {
+        Account::create_tagged("")
+    }
+
+    /// As [`Account::create`], with `tag` in the names (several accounts in one process).
+    pub fn create_tagged(tag: &str) -> Account {
+        let tag = format!("ts{}{tag}", std::process::id());
         let group = format!("{tag}g");
         let user = format!("{tag}u");
         must(Command::new("groupadd").args(["--system", &group]));
@@ -67,7 +72,15 @@ impl Account {
             .unwrap()
     }
 
-    fn group_gid(&self) -> u32 {
+    /// Give the user `home` (made for it, mode 0700) as its home directory.
+    pub fn set_home(&self, home: &Path) {
+        std::fs::create_dir_all(home).unwrap();
+        must(Command::new("usermod").args(["-d", home.to_str().unwrap(), &self.user]));
+        must(Command::new("chown").args([format!("{}:{}", self.uid, self.gid).as_str(), home.to_str().unwrap()]));
+        std::fs::set_permissions(home, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    }
+
+    pub fn group_gid(&self) -> u32 {
         let text = std::fs::read_to_string("/etc/group").unwrap();
         text.lines()
             .find_map(|l| {

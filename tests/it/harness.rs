@@ -102,8 +102,19 @@ impl TestEnv {
         p
     }
 
+    /// Write the tier's tiershim.yaml. The calls of these tests come straight from the test
+    /// process, outside any Landlock domain, so the kernel fence is off unless `text` says
+    /// otherwise (tests/it/fence.rs drives it).
     pub fn write_config(&self, text: &str) {
         let p = self.dir.join("tiershim.yaml");
+        let text = if text.contains("kernel_fence") {
+            text.to_string()
+        } else {
+            format!(
+                "{text}{}kernel_fence: off\n",
+                if text.is_empty() || text.ends_with('\n') { "" } else { "\n" }
+            )
+        };
         std::fs::write(&p, text).expect("write config");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     }

@@ -88,7 +88,7 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
 
         let cfg = std::fs::read_to_string(dir.join("tiershim.yaml")).unwrap();
         let mut want = format!(
-            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
+            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nkernel_fence: off\nskills:\n  baseline: '{}'\nreal:\n",
             inst.audit.display(),
             inst.prefix.join("lib/tiershim/skills").display()
         );

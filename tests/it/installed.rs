@@ -109,6 +109,11 @@ impl Installed {
             i.audit.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
+        // These tests call links and shells from the test process; the kernel fence has its own
+        // (tests/it/fence.rs, tests/it/claude.rs).
+        if !extra.iter().any(|a| a.starts_with("--kernel-fence")) {
+            args.extend(["--kernel-fence".to_string(), "off".to_string()]);
+        }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let r = run_install(&argv);
         assert_eq!(r.code(), 0, "install.sh failed:\n{}{}", r.stdout(), r.stderr());
@@ -125,6 +130,9 @@ impl Installed {
             self.audit.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
+        if !extra.iter().any(|a| a.starts_with("--kernel-fence")) {
+            args.extend(["--kernel-fence".to_string(), "off".to_string()]);
+        }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         run_install(&argv)
     }

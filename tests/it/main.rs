@@ -4,18 +4,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod agent;
 mod harness;
 mod installed;
 
 mod inventory;
 
 mod bad_input;
+mod claude;
 mod cooldown;
 mod corpus;
 mod dbserver;
 mod demo;
 mod doctor;
 mod explain;
+mod fence;
 mod gate;
 mod harden;
 mod http;
