@@ -33,12 +33,68 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Print the kernel fence of --config's tier instead of judging a call: the Landlock ruleset
+    /// (writable and read-only paths) for the agent's user named by --user (default: the caller).
+    #[arg(long, requires = "config")]
+    fence: bool,
+    /// With --fence: the agent's account, whose home holds the state the fence keeps writable.
+    #[arg(long, value_name = "USER", requires = "fence")]
+    user: Option<String>,
     /// The call: a gated tool's name and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "TOOL ARGS")]
+    #[arg(
+        required_unless_present = "fence",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "TOOL ARGS"
+    )]
     call: Vec<String>,
 }
 
+/// `explain --config FILE --fence [--user USER]`: the tier's ruleset, as `launch` would make it.
+fn fence(ctx: &Context, a: &Args) -> Exit {
+    let Some(path) = &a.config else { return Exit::Usage };
+    let cfg = match InstallConfig::load(path, false) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tiershim explain: {}", escape(&e.to_string()));
+            return e.exit();
+        }
+    };
+    let user = a.user.clone().unwrap_or_else(|| nix::unistd::getuid().as_raw().to_string());
+    let home = match crate::access::account(&user) {
+        Ok(acc) => acc.home,
+        Err(e) => match (&a.user, ctx.var("HOME")) {
+            (None, Some(h)) => std::path::PathBuf::from(h),
+            _ => {
+                eprintln!("tiershim explain: --user {}: {e}", escape(&user));
+                return Exit::Usage;
+            }
+        },
+    };
+    match crate::fence::plan(&cfg, &home, &crate::fence::repos(&cfg), &|p| p.exists()) {
+        Ok(Some(rs)) => {
+            if a.json {
+                println!("{}", serde_json::to_string(&rs).unwrap_or_default());
+            } else {
+                crate::fence::describe(&rs).iter().for_each(|l| println!("{}", escape(l)));
+            }
+            Exit::Ok
+        }
+        Ok(None) => {
+            println!("kernel fence: off (kernel_fence: off in {})", cfg.path.display());
+            Exit::Ok
+        }
+        Err(e) => {
+            eprintln!("tiershim explain: {}", escape(&e.to_string()));
+            e.exit()
+        }
+    }
+}
+
 pub fn run(ctx: &Context, a: Args) -> Exit {
+    if a.fence {
+        return fence(ctx, &a);
+    }
     let Some(tool) = Tool::from_name(&a.call[0]) else {
         eprintln!("tiershim explain: `{}` is not a gated tool ({})", escape(&a.call[0]), Tool::names());
         return Exit::Usage;

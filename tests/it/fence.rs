@@ -272,7 +272,7 @@ fn without_the_landlock_abi_the_ruleset_needs_launch_refuses_and_the_opt_out_is_
 }
 
 #[test]
-fn doctor_and_launch_check_show_the_ruleset() {
+fn doctor_explain_and_launch_check_show_the_ruleset() {
     if !as_root("doctor_and_launch_check_show_the_ruleset") {
         return;
     }
@@ -292,6 +292,16 @@ fn doctor_and_launch_check_show_the_ruleset() {
         report.contains(&format!("tier1: writable: {}/.claude", a.home.display())),
         "{report}"
     );
+    let out = std::process::Command::new(a.inst.tiershim())
+        .args(["explain", "--fence", "--json", "--user", &a.acct.user, "--config"])
+        .arg(a.tier_config(1))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rs["tier"], 1);
+    assert_eq!(rs["writable"][0]["path"], a.home.join(".claude").display().to_string());
+    assert_eq!(rs["read_only"], serde_json::json!([]));
     let out = std::process::Command::new(a.inst.tiershim())
         .args([
             "launch",
