@@ -67,6 +67,8 @@ pub struct Request {
     pub remote_host: Option<String>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
+    /// Where the call may write: the install's workspaces and its own files (`files::Fence`).
+    pub fence: crate::files::Fence,
     /// `cooldown_state:` in `tiershim.yaml`: restart and redeploy budgets are enforced.
     pub cooldown: bool,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
@@ -387,27 +389,45 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     f
 }
 
-/// Local files outside the working directory, hidden, or credentials: never touched.
+/// The call's local files against the fence (`files::check`): every write needs tier 2, one
+/// outside the workspaces or of names the server chooses tier 3; hidden paths, git directories,
+/// the install's own files, and reads outside the working directory or of credentials, never.
 fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
-    for v in crate::files::check(inv, &req.local) {
-        let (verb, instead) = match v.file.access {
-            Access::Write => (
-                "writing",
-                "write inside the working directory, to a name without a leading dot, or read the response from standard output",
-            ),
-            Access::Read => (
+    for j in crate::files::check(inv, &req.local, &req.fence) {
+        let path = escape(&redact(&j.file.path)).into_owned();
+        let flag = escape(&j.file.flag).into_owned();
+        let why = escape(&j.why).into_owned();
+        let (verb, rule, instead) = match (j.file.access, j.required) {
+            (Access::Read, _) => (
                 "reading",
-                "send only files inside the working directory that are neither hidden nor credentials",
+                "local-file",
+                "send only files inside the working directory that are neither hidden nor credentials".to_string(),
+            ),
+            (_, Required::Never) => (
+                "writing",
+                "local-file",
+                format!("{why}; write to a plain name below a workspace, or read the output from standard output"),
+            ),
+            (_, Required::Tier(2)) => (
+                "writing",
+                "local-write",
+                "tier 1 writes no file; read the output from standard output, or escalate to a tier 2 agent".to_string(),
+            ),
+            (_, Required::Tier(_)) => (
+                "writing",
+                "local-write",
+                format!("{why}; name each file the call writes, below a workspace, or escalate to a tier 3 agent"),
             ),
         };
-        let path = escape(&redact(&v.file.path)).into_owned();
-        out.push(never(
-            tool,
-            policy,
-            "local-file",
-            format!("{tool} {verb} {path} ({})", escape(&v.file.flag)),
-            format!("{} {path}: {}", escape(&v.file.flag), escape(&v.why)),
-            instead,
+        let id = format!("{tool}.{rule}");
+        let what = format!("{tool} {verb} {path} ({flag})");
+        out.push(Finding::new(
+            j.required,
+            id.clone(),
+            policy.skill.clone(),
+            what.clone(),
+            format!("{}: {flag} {path}: {why}", rule_reason(j.required, &id, &what)),
+            Some(instead),
         ));
     }
 }

@@ -1,29 +1,46 @@
-//! Local files a call names (curl's `-o`, `-d @f`, `gh api --input f`, …): where they really
-//! are and whether the call may touch them.
+//! Local files a call names (curl's `-o`, `-d @f`, `gh api --input f`, `gh release download
+//! -D`, …): where they really are and whether the call may touch them. This is the local-write
+//! model of DESIGN §3.2: every grammar declares the files a call reads or writes as
+//! [`LocalFile`]s, and `decide()` judges each one here, whatever the tool.
 //!
 //! Two halves, kept apart on purpose:
-//! - [`gather`] does the I/O, in the gate (and in `tiershim explain`) before `decide()`: it
-//!   resolves each path against the working directory, following symlinks component by
-//!   component, and reads the files whose contents the decision needs (bounded, and only when
-//!   the path passed the checks);
-//! - [`check`] is pure and runs inside `decide()`: every file must lie inside the working
-//!   directory, both as written and where its symlinks lead, with no hidden component (`.git/`,
-//!   `.ssh/`, `.bashrc`) below it and no `..`; a file read into a request must not be a
-//!   credential file either. Without facts (policy examples) the check is lexical: relative
-//!   paths are inside, absolute ones are not.
+//! - [`gather`] and [`Fence::of`] do the I/O, in the gate (and in `tiershim explain`) before
+//!   `decide()`: each path is resolved against the working directory, following symlinks
+//!   component by component; for a write, the directories along its real path are looked at for
+//!   the entries that make a git directory; the files whose contents the decision needs are read
+//!   (bounded, and only when the path passed the checks); the install's workspaces and the paths
+//!   no call may touch are made canonical;
+//! - [`check`] is pure and runs inside `decide()`.
 //!
-//! Symlinks: a path is judged where it really leads. A symlink inside the working directory
-//! that points inside it (and not at a hidden file) is fine; one that points out, or at a
-//! hidden or credential file, is refused; a dangling one is refused (writing through it would
-//! create its target wherever it points). The check runs before the real tool opens the file,
-//! so an agent that swaps a link in between wins the race; the restricted shell keeps it from
-//! running anything alongside.
+//! Every file lies inside the working directory, both as written and where its symlinks lead,
+//! with no hidden component (`.git/`, `.ssh/`, `.bashrc`) below it and no `..`, and is none of
+//! the install's own files (its tier directory, skills, policy, real tools, tool home, secrets,
+//! audit log and state). A file read into a request is not a credential file either.
+//!
+//! Writes (the fence): tier 1 writes no file; tier 2 writes only below a workspace
+//! (`workspaces:` in tiershim.yaml, the repositories' work trees); a write outside them, or of
+//! files whose names the server chooses (`curl -J`, an archive unpacked), needs tier 3. At every
+//! tier a write never goes inside a git directory, nor names an entry that makes a directory
+//! one (`HEAD`, `commondir`, or `objects`/`refs` beside a `HEAD`: git takes any directory
+//! holding them for a bare repository and runs what its `config` says).
+//!
+//! Without facts (policy examples) the check is lexical: relative paths are inside the working
+//! directory and a workspace, absolute ones only where they name one.
+//!
+//! Symlinks: a path is judged where it really leads. A symlink that points at a hidden or
+//! protected file, or out of the working directory for a read, is refused; a dangling one is
+//! refused (writing through it would create its target wherever it points). The check runs
+//! before the real tool opens the file, so an agent that swaps a link in between wins the race;
+//! the restricted shell keeps it from running anything alongside, and the kernel fence (Landlock)
+//! holds the same line underneath.
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::grammar::{Access, Contents, Invocation, LocalFile};
+use crate::install::InstallConfig;
+use crate::policy::Required;
 
 /// The most a file read for a decision may hold; a larger one is "not readable" and the call
 /// is judged without its contents.
@@ -62,6 +79,123 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "shadow",
 ];
 
+/// Entry names that make the directory holding them a git directory: git's `is_git_directory`
+/// (setup.c) takes a directory with a valid `HEAD` and either `commondir` or both `objects/`
+/// and `refs/` for a repository, and runs what its `config` names. No call writes `HEAD` or
+/// `commondir`, so no call completes one; `objects` and `refs` only where no `HEAD` is.
+const GIT_DIR_KEYS: &[&str] = &["HEAD", "commondir"];
+const GIT_DIR_PARTS: &[&str] = &["objects", "refs"];
+
+/// Where calls may write, from the install config (DESIGN §3.2): the workspaces, and the paths
+/// no call touches. Made by [`Fence::of`] (I/O: paths are made canonical) and handed to
+/// `decide()` as data.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fence {
+    /// `workspaces:`, each as written and canonical: tier 2 writes only below one of them.
+    pub workspaces: Vec<PathBuf>,
+    /// What no call writes (or reads), and what it is, each as written and canonical.
+    pub protected: Vec<(PathBuf, String)>,
+}
+
+impl Fence {
+    /// The fence of an install: its workspaces, and its own files (the directory holding
+    /// `tiershim.yaml` and the links, install.sh's library directory, the skills, the policy,
+    /// the real tools, the audit log, the cooldown state, the inventory and MCP configs).
+    pub fn of(cfg: &InstallConfig) -> Fence {
+        let mut f = Fence::default();
+        for w in &cfg.workspaces {
+            push_both(&mut f.workspaces, w);
+        }
+        let mut protect = |p: &Path, what: &str| {
+            // `explain` without a config has no install directory ("(none)").
+            if !p.is_absolute() {
+                return;
+            }
+            let mut both = Vec::new();
+            push_both(&mut both, p);
+            for b in both {
+                f.protected.push((b, what.to_string()));
+            }
+        };
+        let dir = cfg.dir();
+        protect(dir, "the install's tier directory");
+        if let Some(lib) = dir.parent().filter(|l| l.join(".install-manifest").exists()) {
+            protect(lib, "the install's library directory");
+        }
+        if let Ok(exe) = std::fs::read_link("/proc/self/exe")
+            && let Some(bin) = exe.parent()
+        {
+            protect(bin, "the directory of the tiershim binary");
+        }
+        if let Some(s) = &cfg.skills
+            && let Some(b) = &s.baseline
+        {
+            protect(b, "the baseline skills");
+        }
+        if let Some(p) = &cfg.policy {
+            protect(p, "the policy directory");
+        }
+        for p in cfg.real.values() {
+            protect(p, "a real tool");
+        }
+        for d in &cfg.real_dirs {
+            protect(d, "a directory of real tools");
+        }
+        if let Some(a) = &cfg.audit_log {
+            protect(a, "the audit log");
+        }
+        if let Some(c) = &cfg.cooldown_state {
+            protect(c, "the cooldown state");
+            protect(&crate::cooldown::store::lock_path(c), "the cooldown state's lock");
+        }
+        if let Some(i) = &cfg.inventory {
+            protect(i, "the session inventory");
+        }
+        for m in &cfg.mcp_configs {
+            protect(m, "an MCP config");
+        }
+        f
+    }
+}
+
+/// `p` as given, and canonical when that differs (the part that exists resolved, the rest as
+/// written).
+fn push_both(out: &mut Vec<PathBuf>, p: &Path) {
+    out.push(p.to_path_buf());
+    if let Ok(c) = resolve(Path::new("/"), p)
+        && c != p
+    {
+        out.push(c);
+    }
+}
+
+/// Which of the entries that make a git directory an existing directory holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GitMarks {
+    pub head: bool,
+    pub commondir: bool,
+    pub objects: bool,
+    pub refs: bool,
+}
+
+impl GitMarks {
+    fn of(dir: &Path) -> GitMarks {
+        let is_dir = |n: &str| std::fs::metadata(dir.join(n)).is_ok_and(|m| m.is_dir());
+        let exists = |n: &str| std::fs::symlink_metadata(dir.join(n)).is_ok();
+        GitMarks {
+            head: exists("HEAD"),
+            commondir: exists("commondir"),
+            objects: is_dir("objects"),
+            refs: is_dir("refs"),
+        }
+    }
+
+    /// git would take the directory for a repository.
+    pub fn is_git_dir(self) -> bool {
+        self.head && (self.commondir || (self.objects && self.refs))
+    }
+}
+
 /// What the gate found out about the call's files, before `decide()`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LocalFacts {
@@ -71,22 +205,26 @@ pub struct LocalFacts {
     pub workdir_real: Option<PathBuf>,
     /// Per path as written: where it really leads, or why that could not be found out.
     pub resolved: BTreeMap<String, Result<PathBuf, String>>,
+    /// For every existing directory along the real path of a write: the git entries it holds.
+    pub dirs: BTreeMap<PathBuf, GitMarks>,
 }
 
-/// A file the call may not touch, and why.
+/// How a file of the call stands against the fence: what it needs (a tier, or never) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
+pub struct Judged {
     pub file: LocalFile,
+    pub required: Required,
     pub why: String,
 }
 
-/// Resolve every file of `inv` against `cwd`, and read the ones whose contents the decision
-/// needs. I/O; only the gate and `explain` call it.
+/// Resolve every file of `inv` against `cwd`, look at the directories along each write, and
+/// read the files whose contents the decision needs. I/O; only the gate and `explain` call it.
 pub fn gather(inv: &Invocation, cwd: &Path) -> (LocalFacts, Contents) {
     let mut facts = LocalFacts {
         workdir: Some(cwd.to_path_buf()),
         workdir_real: std::fs::canonicalize(cwd).ok(),
         resolved: BTreeMap::new(),
+        dirs: BTreeMap::new(),
     };
     let mut contents = Contents::new();
     if inv.files.is_empty() {
@@ -102,11 +240,22 @@ pub fn gather(inv: &Invocation, cwd: &Path) -> (LocalFacts, Contents) {
         };
         facts.resolved.insert(f.path.clone(), r);
     }
+    for f in inv.files.iter().filter(|f| f.access.writes()) {
+        let Some(Ok(real)) = facts.resolved.get(&f.path) else { continue };
+        for dir in real.ancestors().skip(usize::from(f.access == Access::Write)) {
+            if facts.dirs.contains_key(dir) {
+                continue;
+            }
+            if std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+                facts.dirs.insert(dir.to_path_buf(), GitMarks::of(dir));
+            }
+        }
+    }
     for f in inv.files.iter().filter(|f| f.content && f.access == Access::Read) {
         if contents.contains_key(&f.path) {
             continue;
         }
-        let text = if problem(f, &facts).is_some() {
+        let text = if read_problem(f, &facts).is_some() {
             Err("not read: the gate refuses this file".to_string())
         } else {
             match facts.resolved.get(&f.path) {
@@ -166,15 +315,58 @@ fn has_dotdot(p: &str) -> bool {
     Path::new(p).components().any(|c| c == Component::ParentDir)
 }
 
-/// The files of `inv` the call may not touch. Pure.
-pub fn check(inv: &Invocation, facts: &LocalFacts) -> Vec<Violation> {
+/// Every file of `inv` with what it needs: a write at least tier 2; a write outside the
+/// workspaces, or of names the server chooses, tier 3; a file the call may not touch, never.
+/// Reads that pass are not listed. Pure.
+pub fn check(inv: &Invocation, facts: &LocalFacts, fence: &Fence) -> Vec<Judged> {
     inv.files
         .iter()
-        .filter_map(|f| problem(f, facts).map(|why| Violation { file: f.clone(), why }))
+        .filter_map(|f| {
+            let (required, why) = if f.access.writes() {
+                write_requirement(f, facts, fence)
+            } else {
+                (Required::Never, read_problem(f, facts).or_else(|| protected(f, facts, fence))?)
+            };
+            Some(Judged {
+                file: f.clone(),
+                required,
+                why,
+            })
+        })
         .collect()
 }
 
-fn problem(f: &LocalFile, facts: &LocalFacts) -> Option<String> {
+/// One of the install's own paths that `f` touches (or, for a write into a directory, holds).
+fn protected(f: &LocalFile, facts: &LocalFacts, fence: &Fence) -> Option<String> {
+    let given = Path::new(&f.path);
+    let mut paths = Vec::new();
+    if given.is_absolute() {
+        paths.push(given.to_path_buf());
+    } else if let Some(w) = &facts.workdir {
+        paths.push(w.join(given));
+    }
+    if let Some(Ok(real)) = facts.resolved.get(&f.path) {
+        paths.push(real.clone());
+    }
+    let into_dir = matches!(f.access, Access::WriteNamed | Access::WriteTree);
+    for p in &paths {
+        for (q, what) in &fence.protected {
+            if p.starts_with(q) || (into_dir && q.starts_with(p)) {
+                return Some(format!("{what} ({})", q.display()));
+            }
+        }
+    }
+    None
+}
+
+/// A read the call may not make, and why.
+fn read_problem(f: &LocalFile, facts: &LocalFacts) -> Option<String> {
+    place_problem(f, facts, true)
+}
+
+/// Why the file is not one a call may name: not inside the working directory (as written and
+/// where its symlinks lead), a hidden component below it, `..`, and for reads a credential file.
+fn place_problem(f: &LocalFile, facts: &LocalFacts, reading: bool) -> Option<String> {
     if f.path.is_empty() {
         return Some("an empty file name".into());
     }
@@ -194,7 +386,8 @@ fn problem(f: &LocalFile, facts: &LocalFacts) -> Option<String> {
     } else {
         given.to_path_buf()
     };
-    if let Some(why) = bad_components(&rel, f.access) {
+    let bad = |r: &Path| hidden(r).or_else(|| if reading { credential(r) } else { None });
+    if let Some(why) = bad(&rel) {
         return Some(why);
     }
     // Without a working directory (policy examples) the lexical checks are all there is.
@@ -208,7 +401,7 @@ fn problem(f: &LocalFile, facts: &LocalFacts) -> Option<String> {
             };
             match real.strip_prefix(wr) {
                 Err(_) => Some(format!("a path that leads to {}, {}", real.display(), outside(facts))),
-                Ok(r) => bad_components(r, f.access).map(|why| format!("a path that leads to {} ({why})", real.display())),
+                Ok(r) => bad(r).map(|why| format!("a path that leads to {} ({why})", real.display())),
             }
         }
     }
@@ -221,24 +414,124 @@ fn outside(facts: &LocalFacts) -> String {
     }
 }
 
-/// A hidden component anywhere below the working directory; for reads, a credential file.
-fn bad_components(rel: &Path, access: Access) -> Option<String> {
-    for c in rel.components() {
-        let Component::Normal(name) = c else {
-            continue;
-        };
-        let name = name.to_string_lossy();
-        if name.starts_with('.') {
-            return Some(format!("a hidden file or directory ({name})"));
-        }
+/// What a write needs, and why: never (the first reason found), else tier 3, else tier 2.
+fn write_requirement(f: &LocalFile, facts: &LocalFacts, fence: &Fence) -> (Required, String) {
+    let never = |why: String| (Required::Never, why);
+    if let Some(why) = place_problem(f, facts, false) {
+        return never(why);
     }
-    if access == Access::Read
-        && let Some(name) = rel.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase())
-        && CREDENTIAL_NAMES.iter().any(|p| wildcard(p.as_bytes(), name.as_bytes()))
-    {
-        return Some(format!("a credential file ({name})"));
+    if let Some(why) = protected(f, facts, fence) {
+        return never(format!("a path into {why}"));
+    }
+    // Where the tool will write: where the path's symlinks lead.
+    let real = match facts.resolved.get(&f.path) {
+        Some(Ok(r)) if facts.workdir.is_some() => r.clone(),
+        // Without facts (policy examples): a relative path below the working directory.
+        _ => {
+            if let Some(why) = git_entry(Path::new(&f.path), facts) {
+                return never(why);
+            }
+            return lexical_kind(f);
+        }
+    };
+    if let Some(dir) = real.ancestors().find(|d| facts.dirs.get(*d).is_some_and(|m| m.is_git_dir())) {
+        return never(format!("a path inside the git directory {}", dir.display()));
+    }
+    if let Some(why) = git_entry(Path::new(&f.path), facts).or_else(|| git_entry(&real, facts)) {
+        return never(why);
+    }
+    let workspace = fence.workspaces.iter().find(|w| real.starts_with(w));
+    match (f.access, workspace) {
+        (Access::WriteNamed, _) => (
+            Required::Tier(3),
+            format!(
+                "the server names the files written into {}, so they could be hidden files or a git directory",
+                real.display()
+            ),
+        ),
+        (Access::WriteTree, _) => (
+            Required::Tier(3),
+            format!(
+                "the server chooses every name unpacked into {}, hidden files and git directories included",
+                real.display()
+            ),
+        ),
+        (_, None) => (Required::Tier(3), outside_workspaces(&real, fence)),
+        (_, Some(w)) => (Required::Tier(2), format!("a file below the workspace {}", w.display())),
+    }
+}
+
+/// Without facts: a relative write is inside a workspace; the kind decides.
+fn lexical_kind(f: &LocalFile) -> (Required, String) {
+    match f.access {
+        Access::WriteNamed | Access::WriteTree => (Required::Tier(3), "the server names the files written".into()),
+        _ => (Required::Tier(2), "a file below the working directory".into()),
+    }
+}
+
+fn outside_workspaces(real: &Path, fence: &Fence) -> String {
+    if fence.workspaces.is_empty() {
+        format!(
+            "{} is outside the workspaces (tiershim.yaml names none: `workspaces:` or `skills.repos`)",
+            real.display()
+        )
+    } else {
+        let mut names: Vec<String> = fence.workspaces.iter().map(|w| w.display().to_string()).collect();
+        names.dedup();
+        format!("{} is outside the workspaces ({})", real.display(), names.join(", "))
+    }
+}
+
+/// An entry of `path` that makes the directory holding it a git directory: `HEAD` or
+/// `commondir` anywhere, `objects` or `refs` in a directory that already holds a `HEAD`.
+fn git_entry(path: &Path, facts: &LocalFacts) -> Option<String> {
+    let mut dir = PathBuf::new();
+    for c in path.components() {
+        let name = c.as_os_str().to_string_lossy();
+        if let Component::Normal(_) = c {
+            if GIT_DIR_KEYS.iter().any(|k| name.eq_ignore_ascii_case(k)) {
+                return Some(format!(
+                    "{name} would make {} a git directory (git runs what a repository's config names)",
+                    shown_dir(&dir)
+                ));
+            }
+            if GIT_DIR_PARTS.iter().any(|k| name.eq_ignore_ascii_case(k)) && facts.dirs.get(&dir).is_some_and(|m| m.head) {
+                return Some(format!(
+                    "{name} beside {}/HEAD would make it a git directory (git runs what a repository's config names)",
+                    dir.display()
+                ));
+            }
+        }
+        dir.push(c);
     }
     None
+}
+
+fn shown_dir(dir: &Path) -> String {
+    if dir.as_os_str().is_empty() {
+        "the working directory".into()
+    } else {
+        dir.display().to_string()
+    }
+}
+
+/// A hidden component (`.git`, `.bashrc`).
+fn hidden(rel: &Path) -> Option<String> {
+    rel.components().find_map(|c| match c {
+        Component::Normal(name) if name.to_string_lossy().starts_with('.') => {
+            Some(format!("a hidden file or directory ({})", name.to_string_lossy()))
+        }
+        _ => None,
+    })
+}
+
+/// A credential file's name (for reads).
+fn credential(rel: &Path) -> Option<String> {
+    let name = rel.file_name()?.to_string_lossy().to_ascii_lowercase();
+    CREDENTIAL_NAMES
+        .iter()
+        .any(|p| wildcard(p.as_bytes(), name.as_bytes()))
+        .then(|| format!("a credential file ({name})"))
 }
 
 fn wildcard(p: &[u8], s: &[u8]) -> bool {
@@ -268,21 +561,47 @@ mod tests {
         i
     }
 
+    /// What a file needs, and why (None: a read that passes).
+    fn judged(path: &str, access: Access, facts: &LocalFacts, fence: &Fence) -> Option<(Required, String)> {
+        check(&inv(&[(path, access, false)]), facts, fence)
+            .pop()
+            .map(|j| (j.required, j.why))
+    }
+
     fn why(path: &str, access: Access, facts: &LocalFacts) -> Option<String> {
-        check(&inv(&[(path, access, false)]), facts).pop().map(|v| v.why)
+        judged(path, access, facts, &Fence::default())
+            .filter(|(r, _)| *r == Required::Never)
+            .map(|(_, w)| w)
+    }
+
+    fn needs(path: &str, access: Access, facts: &LocalFacts) -> Required {
+        judged(path, access, facts, &Fence::default()).map_or(Required::Tier(1), |(r, _)| r)
     }
 
     #[test]
-    fn without_facts_relative_plain_names_pass_and_the_rest_does_not() {
+    fn without_facts_a_relative_write_needs_tier_2_and_an_absolute_one_is_never() {
         let none = LocalFacts::default();
-        assert_eq!(why("out.json", Access::Write, &none), None);
-        assert_eq!(why("./d/out.json", Access::Write, &none), None);
+        assert_eq!(needs("out.json", Access::Write, &none), Required::Tier(2));
+        assert_eq!(needs("./d/out.json", Access::Write, &none), Required::Tier(2));
+        assert_eq!(needs("d", Access::WriteNamed, &none), Required::Tier(3));
+        assert_eq!(needs("d", Access::WriteTree, &none), Required::Tier(3));
         assert!(why("/tmp/x", Access::Write, &none).unwrap().contains("absolute"));
+        assert!(why("/tmp/x", Access::Read, &none).unwrap().contains("absolute"));
         assert!(why("../x", Access::Write, &none).unwrap().contains(".."));
         assert!(why("a/../../x", Access::Read, &none).unwrap().contains(".."));
         assert!(why(".bashrc", Access::Write, &none).unwrap().contains("hidden"));
         assert!(why("d/.git/hooks/pre-commit", Access::Write, &none).unwrap().contains("hidden"));
         assert!(why("", Access::Write, &none).is_some());
+    }
+
+    #[test]
+    fn no_write_names_the_entry_that_makes_a_git_directory() {
+        let none = LocalFacts::default();
+        for p in ["bare/HEAD", "HEAD", "x/head", "wt/commondir"] {
+            assert!(why(p, Access::Write, &none).unwrap().contains("would make"), "{p}");
+        }
+        assert_eq!(needs("bare/config", Access::Write, &none), Required::Tier(2));
+        assert_eq!(needs("bare/objects/ab/cd", Access::Write, &none), Required::Tier(2));
     }
 
     #[test]
@@ -292,7 +611,7 @@ mod tests {
             assert!(why(name, Access::Read, &none).unwrap().contains("credential"), "{name}");
         }
         assert_eq!(why("server.pem", Access::Write, &none), None);
-        assert_eq!(why("body.json", Access::Read, &none), None);
+        assert_eq!(judged("body.json", Access::Read, &none, &Fence::default()), None);
     }
 
     struct Dir {
@@ -314,20 +633,50 @@ mod tests {
         fn link(&self, target: &Path, name: &str) {
             std::os::unix::fs::symlink(target, self.work().join(name)).unwrap();
         }
-        fn judge(&self, path: &str, access: Access) -> Option<String> {
+        fn fence(&self) -> Fence {
+            let mut f = Fence::default();
+            push_both(&mut f.workspaces, &self.work());
+            f
+        }
+        fn judge_with(&self, path: &str, access: Access, fence: &Fence) -> Option<(Required, String)> {
             let i = inv(&[(path, access, false)]);
             let (facts, _) = gather(&i, &self.work());
-            check(&i, &facts).pop().map(|v| v.why)
+            check(&i, &facts, fence).pop().map(|j| (j.required, j.why))
+        }
+        fn judge(&self, path: &str, access: Access) -> Option<String> {
+            self.judge_with(path, access, &self.fence())
+                .filter(|(r, _)| *r == Required::Never)
+                .map(|(_, w)| w)
+        }
+        fn needs(&self, path: &str, access: Access) -> Required {
+            self.judge_with(path, access, &self.fence()).map_or(Required::Tier(1), |(r, _)| r)
         }
     }
 
     #[test]
-    fn paths_inside_the_working_directory_pass_written_either_way() {
+    fn writes_below_a_workspace_need_tier_2_elsewhere_tier_3_and_outside_the_working_directory_never() {
         let d = Dir::new();
-        assert_eq!(d.judge("out.json", Access::Write), None);
-        assert_eq!(d.judge("sub/new/out.json", Access::Write), None);
+        assert_eq!(d.needs("out.json", Access::Write), Required::Tier(2));
+        assert_eq!(d.needs("sub/new/out.json", Access::Write), Required::Tier(2));
         let abs = d.work().join("sub/x.txt");
-        assert_eq!(d.judge(abs.to_str().unwrap(), Access::Write), None);
+        assert_eq!(d.needs(abs.to_str().unwrap(), Access::Write), Required::Tier(2));
+        let out = d.tmp.path().join("elsewhere.txt");
+        assert!(
+            d.judge(out.to_str().unwrap(), Access::Write)
+                .unwrap()
+                .contains("outside the working directory")
+        );
+        // A working directory outside every workspace.
+        let mut narrow = Fence::default();
+        push_both(&mut narrow.workspaces, &d.work().join("sub"));
+        let (req, why) = d.judge_with("out.json", Access::Write, &narrow).unwrap();
+        assert_eq!(req, Required::Tier(3));
+        assert!(why.contains("outside the workspaces"), "{why}");
+        assert_eq!(d.judge_with("sub/out.json", Access::Write, &narrow).unwrap().0, Required::Tier(2));
+        let (req, why) = d.judge_with("out.json", Access::Write, &Fence::default()).unwrap();
+        assert_eq!(req, Required::Tier(3));
+        assert!(why.contains("names none"), "{why}");
+        assert_eq!(d.needs("sub", Access::WriteNamed), Required::Tier(3));
         assert!(d.judge("/etc/passwd", Access::Read).unwrap().contains("outside"));
         assert!(d.judge(".git/config", Access::Read).unwrap().contains("hidden"));
     }
@@ -345,7 +694,44 @@ mod tests {
         assert!(d.judge("dangling.txt", Access::Write).unwrap().contains("does not exist"));
         assert!(d.judge("up/secret.txt", Access::Read).unwrap().contains("outside"));
         assert!(d.judge("gitdir/config", Access::Write).unwrap().contains("hidden"));
-        assert_eq!(d.judge("alias/out.txt", Access::Write), None);
+        assert_eq!(d.needs("alias/out.txt", Access::Write), Required::Tier(2));
+    }
+
+    #[test]
+    fn a_git_directory_is_never_written_into_nor_completed() {
+        let d = Dir::new();
+        let bare = d.work().join("bare");
+        std::fs::create_dir_all(bare.join("objects")).unwrap();
+        std::fs::create_dir_all(bare.join("refs")).unwrap();
+        // objects and refs alone are not a repository; a HEAD beside them would be.
+        assert_eq!(d.needs("bare/config", Access::Write), Required::Tier(2));
+        assert!(d.judge("bare/HEAD", Access::Write).unwrap().contains("would make"));
+        std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let why = d.judge("bare/config", Access::Write).unwrap();
+        assert!(why.contains("inside the git directory"), "{why}");
+        assert!(d.judge("bare", Access::WriteNamed).unwrap().contains("inside the git directory"));
+        // A HEAD alone: objects or refs beside it would make one.
+        let half = d.work().join("half");
+        std::fs::create_dir_all(&half).unwrap();
+        std::fs::write(half.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert!(d.judge("half/refs/heads/main", Access::Write).unwrap().contains("beside"));
+        assert_eq!(d.needs("half/notes.txt", Access::Write), Required::Tier(2));
+    }
+
+    #[test]
+    fn the_installs_own_files_are_never_touched() {
+        let d = Dir::new();
+        let mut fence = d.fence();
+        let skills = d.work().join("skills");
+        std::fs::create_dir_all(&skills).unwrap();
+        fence.protected.push((skills.clone(), "the baseline skills".into()));
+        let (req, why) = d.judge_with("skills/x.md", Access::Write, &fence).unwrap();
+        assert_eq!(req, Required::Never);
+        assert!(why.contains("the baseline skills"), "{why}");
+        // An archive unpacked above them could reach them.
+        assert_eq!(d.judge_with(".", Access::WriteTree, &fence).unwrap().0, Required::Never);
+        std::fs::write(skills.join("s.md"), "x").unwrap();
+        assert_eq!(d.judge_with("skills/s.md", Access::Read, &fence).unwrap().0, Required::Never);
     }
 
     #[test]
@@ -358,7 +744,8 @@ mod tests {
             (via.join("sub/o").to_str().unwrap(), Access::Write, false),
         ]);
         let (facts, contents) = gather(&i, &via);
-        assert_eq!(check(&i, &facts), vec![]);
+        let needs: Vec<Required> = check(&i, &facts, &d.fence()).into_iter().map(|j| j.required).collect();
+        assert_eq!(needs, vec![Required::Tier(2)]);
         assert_eq!(contents.get("body.json"), Some(&Ok("{\"a\":1}".to_string())));
     }
 

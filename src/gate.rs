@@ -80,6 +80,12 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         hosts: cfg.hosts.clone(),
         cooldown: cfg.cooldown_state.is_some(),
         local: Default::default(),
+        // The install's workspaces and own files, made canonical only for a call naming files.
+        fence: if inv.files.is_empty() {
+            Default::default()
+        } else {
+            crate::files::Fence::of(cfg)
+        },
         facts: decision::Facts::default(),
         ..Request::default()
     }

@@ -10,7 +10,7 @@ mod launch;
 mod mcp;
 mod policy_check;
 mod shell;
-mod skills;
+pub(crate) mod skills;
 
 use clap::{Parser, Subcommand};
 
@@ -49,7 +49,8 @@ enum Command {
     /// the command as the agent's user with a clean environment. Refuses (78) on any fault.
     Launch(launch::Args),
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
-    /// tools, permissions, audit log, policy. One line per check; exit 0 only when all hold.
+    /// tools, permissions, audit log, policy. A summary (one line per tool across the tiers,
+    /// one per part) and then one line per check; `--json`; exit 0 only when all hold.
     Doctor(doctor::Args),
     /// The session tool inventory: MCP servers, CLIs and what the gate allows, per domain.
     Inventory(inventory::Args),

@@ -230,7 +230,7 @@ fn show(catalog: &Catalog, name: &str, as_json: bool) -> Exit {
 }
 
 /// Every error `validate` counts, one line each (`file: message`), for `tiershim doctor`.
-pub(super) fn errors(catalog: &Catalog) -> Vec<String> {
+pub(crate) fn errors(catalog: &Catalog) -> Vec<String> {
     let mut out: Vec<String> = catalog.problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
     for s in &catalog.skills {
         for f in s.parsed.findings.iter().filter(|f| f.level == Level::Error) {

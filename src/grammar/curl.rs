@@ -531,6 +531,8 @@ struct Segment {
     output_dir: Option<String>,
     /// `-O`/`--remote-name-all`: the file name comes from each URL.
     remote_name: bool,
+    /// `-J`: with `-O`, the server's Content-Disposition names the file instead.
+    header_name: bool,
     /// Marks that do not depend on the method: files, sockets, schemes, variables.
     marks: BTreeSet<String>,
 }
@@ -780,6 +782,11 @@ impl Segment {
                 files.push(write(&place(o), "-o"));
             }
         }
+        if self.remote_name && self.header_name {
+            // The server names each file (Content-Disposition), in `--output-dir` or here.
+            let dir = self.output_dir.clone().unwrap_or_else(|| ".".into());
+            files.push(LocalFile::writes(dir, "-J", Access::WriteNamed));
+        }
         if self.remote_name {
             for u in urls {
                 // curl -O takes the last segment of the URL's path, as written.
@@ -798,21 +805,11 @@ impl Segment {
 }
 
 fn write(path: &str, flag: &str) -> LocalFile {
-    LocalFile {
-        path: path.to_string(),
-        access: Access::Write,
-        flag: flag.to_string(),
-        content: false,
-    }
+    LocalFile::write(path, flag)
 }
 
 fn read(path: &str, flag: &str, content: bool) -> LocalFile {
-    LocalFile {
-        path: path.to_string(),
-        access: Access::Read,
-        flag: flag.to_string(),
-        content,
-    }
+    LocalFile::read(path, flag, content)
 }
 
 /// `#1`, `#2`… in an output name: replaced by what a URL glob matched.
@@ -1052,7 +1049,12 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 }
             }
             // The server names the file (Content-Disposition): the gate cannot check it.
-            "remote-header-name" if on => seg.mark("server-named-file"),
+            "remote-header-name" => {
+                seg.header_name = on;
+                if on {
+                    seg.mark("server-named-file");
+                }
+            }
             "remove-on-error" if on => seg.mark("file-write"),
             id if (WRITES_PATH.contains(&id) || WRITES_CACHE.contains(&id)) && !is_stream(v, WRITES_PATH.contains(&id)) => {
                 seg.mark("file-write");

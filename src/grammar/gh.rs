@@ -452,6 +452,38 @@ const REPO_SYNC: &[Opt] = &[
 /// `gh config get` (pkg/cmd/config/get/get.go): `-h` is `--host` here, not help.
 const CONFIG_GET: &[Opt] = &[Opt::value("host", &["host"], &['h']), HELP];
 
+/// `gh release download` (pkg/cmd/release/download/download.go).
+const RELEASE_DOWNLOAD: &[Opt] = &[
+    Opt::value("output", &["output"], &['O']),
+    Opt::value("dir", &["dir"], &['D']),
+    Opt::value("pattern", &["pattern"], &['p']),
+    Opt::value("archive", &["archive"], &['A']),
+    Opt::flag("clobber", &["clobber"], &[]),
+    Opt::flag("skip-existing", &["skip-existing"], &[]),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh run download` (pkg/cmd/run/download/download.go).
+const RUN_DOWNLOAD: &[Opt] = &[
+    Opt::value("dir", &["dir"], &['D']),
+    Opt::value("name", &["name"], &['n']),
+    Opt::value("pattern", &["pattern"], &['p']),
+    REPO_OPT,
+    HELP,
+];
+
+/// `gh attestation download` (pkg/cmd/attestation/download/download.go).
+const ATTESTATION_DOWNLOAD: &[Opt] = &[
+    Opt::value("owner", &["owner"], &['o']),
+    Opt::value("repo", &["repo"], &['R']),
+    Opt::value("predicate-type", &["predicate-type"], &[]),
+    Opt::value("digest-alg", &["digest-alg"], &['d']),
+    Opt::value("limit", &["limit"], &['L']),
+    Opt::value("hostname", &["hostname"], &[]),
+    HELP,
+];
+
 /// The leaves scanned strictly, with their full table.
 fn strict_table(verb: &str) -> Option<&'static [Opt]> {
     Some(match verb {
@@ -464,6 +496,9 @@ fn strict_table(verb: &str) -> Option<&'static [Opt]> {
         "issue edit" => ISSUE_EDIT,
         "repo sync" => REPO_SYNC,
         "config get" => CONFIG_GET,
+        "release download" => RELEASE_DOWNLOAD,
+        "run download" => RUN_DOWNLOAD,
+        "attestation download" => ATTESTATION_DOWNLOAD,
         _ => return None,
     })
 }
@@ -626,24 +661,25 @@ fn classify_leaf(
 ) -> Result<Vec<Action>, String> {
     let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
     let Some(table) = strict_table(verb) else {
-        let loose = opts::scan(rest, &[HELP], &STRIP)?;
+        let loose = opts::scan(rest, &[HELP, JQ], &STRIP)?;
         if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
             return Ok(vec![Action::new("help")]);
         }
         url_claims(verb, &loose.positionals(), claims);
-        return Ok(vec![Action::new(verb)]);
+        return Ok(with_jq_env(vec![Action::new(verb)], &loose));
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
     if p.has("help") {
         return Ok(vec![Action::new("help")]);
     }
+    files.extend(download_files(verb, &p));
     if verb != "api" {
         url_claims(verb, &p.positionals(), claims);
     }
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
     match verb {
-        "api" => return api(&p, contents, files),
+        "api" => return api(&p, contents, files).map(|a| with_jq_env(a, &p)),
         "pr review" => {
             let modes = ["approve", "request-changes", "comment"];
             for m in modes {
@@ -684,16 +720,177 @@ fn classify_leaf(
             if v == "-" {
                 a.add("stdin");
             } else {
-                files.push(LocalFile {
-                    path: v.to_string(),
-                    access: Access::Read,
-                    flag: f.written.split('=').next().unwrap_or_default().to_string(),
-                    content: false,
-                });
+                files.push(LocalFile::read(v, f.written.split('=').next().unwrap_or_default(), false));
             }
         }
     }
     Ok(vec![a])
+}
+
+/// `--jq`/`-q`, which every command with `--json` takes (cmdutil.AddJSONFlags), and `gh api`.
+const JQ: Opt = Opt::value("jq", &["jq"], &['q']);
+
+/// `actions`, and after them a `jq env` action when a `--jq` expression reads the environment:
+/// judged on its own, whatever the command (the policy never allows it).
+fn with_jq_env(mut actions: Vec<Action>, p: &Parsed) -> Vec<Action> {
+    if reaches_environment(p) {
+        actions.push(Action::new("jq env"));
+    }
+    actions
+}
+
+/// A jq expression (`--jq`) that reads the environment gh runs with: gojq's `$ENV` and `env`
+/// (gh compiles it with the process environment, `go-gh/pkg/jq`), where the pinned tokens are.
+/// Go templates (`--template`) have no function that reads it.
+fn reaches_environment(p: &Parsed) -> bool {
+    p.values("jq").iter().any(|e| jq_reads_env(e))
+}
+
+/// `$ENV` anywhere, or the identifier `env` not used as a field name (`.env`, `{env}` stay
+/// fields). Strings are not skipped: the check only ever refuses more.
+fn jq_reads_env(expr: &str) -> bool {
+    let b = expr.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < b.len() {
+        if ident(b[i]) && (i == 0 || !ident(b[i - 1]) && b[i - 1] != b'$') {
+            let start = i;
+            while i < b.len() && ident(b[i]) {
+                i += 1;
+            }
+            let word = &expr[start..i];
+            let before = expr[..start].trim_end().as_bytes().last().copied();
+            if word == "env" && before != Some(b'.') && before != Some(b'{') {
+                return true;
+            }
+            continue;
+        }
+        if b[i] == b'$' && expr[i + 1..].starts_with("ENV") && !b.get(i + 4).is_some_and(|c| ident(*c)) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The local files a download writes, as gh names them (`destinationWriter.makePath`,
+/// `runDownload`). Release asset names are GitHub's (never starting with `.`, never holding
+/// `/`): a `-p` pattern that cannot match a name that makes a git directory names its files;
+/// otherwise the server does.
+fn download_files(verb: &str, p: &Parsed) -> Vec<LocalFile> {
+    let flag = |id: &str| {
+        p.all(id)
+            .last()
+            .map(|f| f.written.split('=').next().unwrap_or_default().to_string())
+    };
+    let dir = p.last("dir").filter(|d| !d.is_empty()).unwrap_or(".");
+    let dir_flag = flag("dir").unwrap_or_else(|| verb.to_string());
+    let join = |name: &str| {
+        if dir == "." {
+            name.to_string()
+        } else {
+            format!("{}/{name}", dir.trim_end_matches('/'))
+        }
+    };
+    match verb {
+        "release download" => {
+            if let Some(out) = p.last("output").filter(|o| !o.is_empty()) {
+                return if out == "-" {
+                    Vec::new()
+                } else {
+                    vec![LocalFile::write(out, flag("output").unwrap_or_default())]
+                };
+            }
+            if p.last("archive").is_some_and(|a| !a.is_empty()) {
+                // codeload names it `<repo>-<tag>.zip` (Content-Disposition).
+                return vec![LocalFile::write(join("<repo>-<tag>.archive"), flag("archive").unwrap_or_default())];
+            }
+            let patterns = p.values("pattern");
+            if patterns.is_empty()
+                || patterns
+                    .iter()
+                    .any(|pat| pat.contains('/') || GIT_NAMES.iter().any(|n| go_match(pat, n)))
+            {
+                return vec![LocalFile::writes(dir, dir_flag, Access::WriteNamed)];
+            }
+            let pflag = flag("pattern").unwrap_or_default();
+            patterns.iter().map(|pat| LocalFile::write(join(pat), pflag.clone())).collect()
+        }
+        // Each artifact is a zip archive unpacked as it is.
+        "run download" => vec![LocalFile::writes(dir, dir_flag, Access::WriteTree)],
+        // `<digest>.jsonl` in the working directory (LiveStore.createJSONLinesFilePath).
+        "attestation download" => vec![LocalFile::write("<digest>.jsonl", verb)],
+        _ => Vec::new(),
+    }
+}
+
+/// Entry names that make a directory a git directory (see `crate::files`).
+const GIT_NAMES: &[&str] = &["HEAD", "commondir", "objects", "refs"];
+
+/// Go's `path/filepath.Match` (`*`, `?`, `[...]` with ranges and `^`, `\` escapes), which gh
+/// matches asset names with. A malformed pattern matches nothing there; here it matches
+/// everything, so it is taken for the server's names.
+fn go_match(pat: &str, name: &str) -> bool {
+    fn class(p: &[char], c: char) -> Option<(bool, usize)> {
+        // p starts after '['; returns (matched, length consumed including ']').
+        let mut i = 0;
+        let negate = p.first() == Some(&'^');
+        if negate {
+            i += 1;
+        }
+        let mut matched = false;
+        let mut first = true;
+        loop {
+            let ch = *p.get(i)?;
+            if ch == ']' && !first {
+                return Some((matched != negate, i + 1));
+            }
+            first = false;
+            let lo = if ch == '\\' {
+                i += 1;
+                *p.get(i)?
+            } else {
+                ch
+            };
+            i += 1;
+            let hi = if p.get(i) == Some(&'-') && p.get(i + 1).is_some_and(|c| *c != ']') {
+                i += 1;
+                let h = if p.get(i) == Some(&'\\') {
+                    i += 1;
+                    *p.get(i)?
+                } else {
+                    *p.get(i)?
+                };
+                i += 1;
+                h
+            } else {
+                lo
+            };
+            if lo <= c && c <= hi {
+                matched = true;
+            }
+        }
+    }
+    fn go(p: &[char], s: &[char]) -> bool {
+        match p.first() {
+            None => s.is_empty(),
+            Some('*') => (0..=s.len()).any(|k| !s[..k].contains(&'/') && go(&p[1..], &s[k..])),
+            Some('?') => s.first().is_some_and(|c| *c != '/') && go(&p[1..], &s[1..]),
+            Some('[') => match (s.first(), class(&p[1..], s.first().copied().unwrap_or('/'))) {
+                (Some(_), Some((true, n))) => go(&p[1 + n..], &s[1..]),
+                (_, None) => true,
+                _ => false,
+            },
+            Some('\\') => match p.get(1) {
+                Some(c) => s.first() == Some(c) && go(&p[2..], &s[1..]),
+                None => true,
+            },
+            Some(c) => s.first() == Some(c) && go(&p[1..], &s[1..]),
+        }
+    }
+    let p: Vec<char> = pat.chars().collect();
+    let s: Vec<char> = name.chars().collect();
+    go(&p, &s)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -732,12 +929,7 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
             }
             Some(path) => {
                 a.add("file-read");
-                files.push(LocalFile {
-                    path: path.to_string(),
-                    access: Access::Read,
-                    flag: flag.to_string(),
-                    content: true,
-                });
+                files.push(LocalFile::read(path, flag, true));
                 match contents.get(path) {
                     Some(Ok(t)) => t.clone(),
                     _ => {
@@ -779,12 +971,7 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         }
         Some(path) => {
             a.add("file-read");
-            files.push(LocalFile {
-                path: path.to_string(),
-                access: Access::Read,
-                flag: "--input".to_string(),
-                content: true,
-            });
+            files.push(LocalFile::read(path, "--input", true));
             match contents.get(path) {
                 Some(Ok(t)) => http::body_of(t),
                 _ => Body::Opaque,
@@ -912,7 +1099,7 @@ fn repo_host(v: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::argv;
+    use crate::grammar::{Access, argv};
     use pretty_assertions::assert_eq;
 
     fn verb(words: &[&str]) -> String {
@@ -932,6 +1119,83 @@ mod tests {
 
     fn act(v: &str, marks: &[&str]) -> Action {
         marks.iter().fold(Action::new(v), |a, m| a.mark(*m))
+    }
+
+    fn writes(words: &[&str]) -> Vec<(String, Access, String)> {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.files
+            .into_iter()
+            .filter(|f| f.access.writes())
+            .map(|f| (f.path, f.access, f.flag))
+            .collect()
+    }
+
+    fn w(path: &str, access: Access, flag: &str) -> (String, Access, String) {
+        (path.to_string(), access, flag.to_string())
+    }
+
+    #[test]
+    fn downloads_declare_the_files_they_write_as_gh_names_them() {
+        use Access::*;
+        assert_eq!(writes(&["release", "download", "v1", "-O", "a.tgz"]), [w("a.tgz", Write, "-O")]);
+        assert_eq!(writes(&["release", "download", "v1", "--output=-"]), []);
+        assert_eq!(
+            writes(&["release", "download", "v1", "-D", "out/", "-p", "app.tgz", "-p", "*.deb"]),
+            [w("out/app.tgz", Write, "-p"), w("out/*.deb", Write, "-p")]
+        );
+        // Patterns that could match HEAD, commondir, objects or refs: the server names the files.
+        for pat in ["*", "HEA?", "[Hh]EAD", "ref*", "*s", "a/b"] {
+            assert_eq!(
+                writes(&["release", "download", "-p", pat]),
+                [w(".", WriteNamed, "release download")],
+                "{pat}"
+            );
+        }
+        assert_eq!(writes(&["release", "download", "v1", "--dir", "d"]), [w("d", WriteNamed, "--dir")]);
+        assert_eq!(
+            writes(&["release", "download", "v1", "-A", "zip"]),
+            [w("<repo>-<tag>.archive", Write, "-A")]
+        );
+        assert_eq!(writes(&["run", "download", "42"]), [w(".", WriteTree, "run download")]);
+        assert_eq!(writes(&["run", "download", "-D", "art", "-n", "logs"]), [w("art", WriteTree, "-D")]);
+        assert_eq!(
+            writes(&["attestation", "download", "app.tgz", "-R", "o/r"]),
+            [w("<digest>.jsonl", Write, "attestation download")]
+        );
+    }
+
+    #[test]
+    fn go_match_reads_patterns_as_filepath_match_does() {
+        assert!(go_match("*.deb", "app.deb"));
+        assert!(!go_match("*.deb", "HEAD"));
+        assert!(go_match("[A-Z]EAD", "HEAD"));
+        assert!(!go_match("[^H]EAD", "HEAD"));
+        assert!(go_match("\\HEAD", "HEAD"));
+        assert!(!go_match("*", "a/b"));
+        assert!(go_match("[", "HEAD"), "a malformed pattern is taken to match anything");
+    }
+
+    #[test]
+    fn a_jq_expression_that_reads_the_environment_is_an_action_of_its_own() {
+        for words in [
+            &["api", "/user", "--jq", "$ENV.GH_TOKEN"][..],
+            &["api", "/user", "-q", "env.GH_TOKEN"],
+            &["pr", "list", "--json", "title", "--jq=.[] | env"],
+            &["issue", "view", "1", "--json", "body", "-q", "\\(env)"],
+            &["run", "list", "--json", "name", "-q", "{a: $ENV}"],
+        ] {
+            let verbs: Vec<String> = parse(&argv(words)).actions.into_iter().map(|a| a.verb).collect();
+            assert_eq!(verbs.last().map(String::as_str), Some("jq env"), "{words:?}");
+        }
+        for words in [
+            &["api", "/repos/o/r/deployments", "--jq", ".[].environment"][..],
+            &["pr", "list", "--json", "title", "-q", ".[] | .env, {env}"],
+            &["api", "/user", "-q", "$env | .login"],
+            &["api", "/user", "-q", ".login | environment"],
+        ] {
+            assert_eq!(parse(&argv(words)).actions.len(), 1, "{words:?}");
+        }
     }
 
     #[test]

@@ -118,13 +118,18 @@ pub enum Body {
     Opaque,
 }
 
-/// A local file a call reads or writes, as written on the command line. The gate resolves it
-/// against the working directory (and reads it when `content` is set) before `decide()`.
+/// A local file a call reads or writes: the one shape every grammar declares its file access in
+/// (DESIGN §3.2, the local-write model). `path` is the file as the tool will open it, relative
+/// to the working directory unless absolute: a grammar joins what the tool joins (curl's
+/// `--output-dir` and `-o`, `-O` from the URL, gh's `-D` and an asset name) and declares a
+/// directory with [`Access::WriteNamed`] or [`Access::WriteTree`] when the names inside are the
+/// server's. The gate resolves every path against the working directory before `decide()`
+/// (and reads it when `content` is set); `decide()` judges each one (`crate::files::check`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalFile {
     pub path: String,
     pub access: Access,
-    /// The option that names it, as written (`-o`, `--data-binary`).
+    /// The option or verb that names it, as written (`-o`, `--data-binary`, `release download`).
     pub flag: String,
     /// The decision depends on what the file holds (a request body, headers, a GraphQL
     /// document): the gate reads it, bounded, and parses the call again with it.
@@ -133,8 +138,52 @@ pub struct LocalFile {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
+    /// The tool reads the file.
     Read,
+    /// The tool writes (creates, replaces or appends to) the file, making the missing
+    /// directories on the way where it does (`curl --create-dirs`).
     Write,
+    /// The tool writes files into the directory `path` under names the server chooses (`curl
+    /// -J`, `gh release download` of a pattern): one level, names the gate cannot know.
+    WriteNamed,
+    /// The tool unpacks a tree the server chooses (an archive) into the directory `path`: any
+    /// names at any depth (`gh run download`).
+    WriteTree,
+}
+
+impl Access {
+    /// Whether the tool writes (any kind of write).
+    pub fn writes(self) -> bool {
+        self != Access::Read
+    }
+}
+
+impl LocalFile {
+    /// A file the tool reads; `content`: the gate reads it too and parses the call with it.
+    pub fn read(path: impl Into<String>, flag: impl Into<String>, content: bool) -> LocalFile {
+        LocalFile {
+            path: path.into(),
+            access: Access::Read,
+            flag: flag.into(),
+            content,
+        }
+    }
+
+    /// A file the tool writes, at a path the call names.
+    pub fn write(path: impl Into<String>, flag: impl Into<String>) -> LocalFile {
+        LocalFile::writes(path, flag, Access::Write)
+    }
+
+    /// A write of the given kind ([`Access::WriteNamed`], [`Access::WriteTree`]: `path` is the
+    /// directory written into).
+    pub fn writes(path: impl Into<String>, flag: impl Into<String>, access: Access) -> LocalFile {
+        LocalFile {
+            path: path.into(),
+            access,
+            flag: flag.into(),
+            content: false,
+        }
+    }
 }
 
 /// File contents the gate read for a call (keyed by the path as written), or why it could not.

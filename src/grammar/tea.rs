@@ -32,7 +32,7 @@
 use std::collections::BTreeSet;
 
 use crate::grammar::opts::{self, Item, Opt, Style};
-use crate::grammar::{Action, Invocation, ScopeTarget};
+use crate::grammar::{Action, Invocation, LocalFile, ScopeTarget};
 use crate::tool::Tool;
 
 /// tea needs no hardening arguments: its config and identity are pinned by the environment.
@@ -848,6 +848,13 @@ pub fn parse(args: &[String]) -> Invocation {
                     base: p.last("base").filter(|b| !b.is_empty()).map(str::to_string),
                     head: p.last("head").filter(|h| !h.is_empty()).map(str::to_string),
                 });
+            }
+            // `man --out FILE` writes the page there (the local-write model; `labels ls --save`
+            // writes a file tea names itself, judged by its rule).
+            let mut inv = inv;
+            for f in w.parsed.all("out") {
+                let v = f.value.as_deref().unwrap_or_default();
+                inv.files.push(LocalFile::write(v, f.written.split('=').next().unwrap_or_default()));
             }
             inv.with_action(action)
         }

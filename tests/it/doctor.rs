@@ -71,11 +71,12 @@ fn a_sound_installation_passes_every_check() {
         "checking",
         "uid 65534)",
         "✓ rbash: ",
-        "✓ tier1: links gh, tea, docker, psql, mysql, curl, git, ssh -> ",
+        "✓ tier1, tier2, tier3: links gh, tea, docker, psql, mysql, curl, git, ssh -> ",
         "✓ tier2: ",
         "parses, ceiling 2",
         "✓ tier3: restricted profile ",
-        "✓ tier1: every real tool exists, is not tiershim, and ",
+        "✓ tier1, tier2, tier3: real docker ",
+        "exists, is not tiershim, and ",
         "(uid 65534) cannot run it without the gate",
         "passthrough tools, none of them can run a program or write a file",
         "are not writable by ",
@@ -169,7 +170,7 @@ fn a_real_tool_the_agent_can_run_fails_the_real_tools_check() {
     s.fails_with(
         "reachable",
         &[
-            "tier1: real docker ",
+            "tier1, tier2, tier3: real docker ",
             "can be run by ",
             "uid 65534",
             "without the gate",
@@ -186,7 +187,12 @@ fn a_copy_of_a_real_tool_on_the_system_path_fails_the_real_tools_check() {
     chmod(&copy, 0o755);
     s.fails_with(
         "copy",
-        &["tier2: gh is also at ", "uid 65534", "can run without the gate", "chmod o-rwx"],
+        &[
+            "tier1, tier2, tier3: gh is also at ",
+            "uid 65534",
+            "can run without the gate",
+            "chmod o-rwx",
+        ],
     );
     chmod(&copy, 0o750);
     let (code, out) = s.doctor();
@@ -299,4 +305,110 @@ fn doctor_refuses_an_unknown_user() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no user `no-such-user-here` in /etc/passwd"));
+}
+
+#[test]
+fn the_summary_comes_first_with_one_line_per_tool_across_the_tiers() {
+    let s = sound(&[]);
+    std::fs::remove_file(s.inst.real.join("tea")).unwrap();
+    std::fs::remove_file(s.inst.real.join("mysql")).unwrap();
+    let (code, out) = s.doctor();
+    assert_eq!(code, 78, "{out}");
+    let summary: Vec<&str> = out
+        .split("\nsummary:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\ndetails:\n").next())
+        .unwrap_or_else(|| panic!("no summary before the details:\n{out}"))
+        .lines()
+        .collect();
+    // Every tool has exactly one line, and a missing tool is one ✗ line for all three tiers.
+    for tool in ["gh", "tea", "docker", "psql", "mysql", "curl", "git", "ssh"] {
+        let lines: Vec<&&str> = summary.iter().filter(|l| l[4..].starts_with(&format!("{tool} "))).collect();
+        assert_eq!(lines.len(), 1, "{tool}: {summary:#?}");
+    }
+    let bad: Vec<&&str> = summary.iter().filter(|l| l.starts_with("✗ ")).collect();
+    assert_eq!(bad.len(), 2, "{summary:#?}");
+    assert!(bad[0].starts_with("✗ tea ") && bad[0].contains("tier1, tier2, tier3: real tea: tea is not installed at"));
+    assert!(bad[1].starts_with("✗ mysql ") && !bad[1].contains("more)"), "{}", bad[1]);
+    // The details say it per tier, with the fix naming each tier's config.
+    assert!(out.contains("details:\n"), "{out}");
+    assert!(out.contains("fix: install tea, or point `real.tea` in "), "{out}");
+    assert!(out.ends_with("6 check(s) failed\n"), "{out}");
+
+    // The same as JSON.
+    let json = Command::new(s.inst.tiershim())
+        .args(["doctor", "--json", "--prefix"])
+        .arg(&s.inst.prefix)
+        .args(["--user", "65534", "--system-path"])
+        .arg(&s.sys)
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(78));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["failed"], 6);
+    assert_eq!(v["tiers"], serde_json::json!(["tier1", "tier2", "tier3"]));
+    let tea = v["summary"].as_array().unwrap().iter().find(|x| x["area"] == "tea").unwrap();
+    assert_eq!(tea["status"], "bad");
+    assert_eq!(tea["tiers"], serde_json::json!(["tier1", "tier2", "tier3"]));
+    let checks = v["checks"].as_array().unwrap();
+    assert!(
+        checks.iter().any(|c| c["area"] == "mysql"
+            && c["status"] == "bad"
+            && c["tiers"] == serde_json::json!(["tier2"])
+            && c["fix"].as_str().unwrap().contains("tier2/tiershim.yaml")),
+        "{checks:#?}"
+    );
+    assert!(checks.iter().any(|c| c["area"] == "docker" && c["status"] == "ok"));
+}
+
+#[test]
+fn audit_log_faults_are_named_as_what_they_are() {
+    let s = sound(&[]);
+    let good = std::fs::read_to_string(s.cfg(1)).unwrap();
+    let with_log = |log: &Path| -> String {
+        good.lines()
+            .map(|l| {
+                if l.starts_with("audit_log:") {
+                    format!("audit_log: '{}'\n", log.display())
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect()
+    };
+    // A directory is not a permissions problem.
+    let dir = s.inst.tmp.path().join("logs-dir");
+    std::fs::create_dir(&dir).unwrap();
+    chmod(&dir, 0o777);
+    std::fs::write(s.cfg(1), with_log(&dir)).unwrap();
+    s.fails_with(
+        "directory",
+        &[
+            "tier1: audit log ",
+            "is a directory, not a file",
+            "point `audit_log:` in ",
+            "tier1/tiershim.yaml at a file",
+        ],
+    );
+    let (_, out) = s.doctor();
+    assert!(!out.contains("is not writable by"), "{out}");
+    // A missing directory names the tiershim.yaml that points there.
+    let missing = s.inst.tmp.path().join("no-such-dir/audit.jsonl");
+    std::fs::write(s.cfg(1), with_log(&missing)).unwrap();
+    s.fails_with(
+        "missing directory",
+        &[
+            "tier1: audit log ",
+            "its directory ",
+            "no-such-dir does not exist, so every call is refused",
+            "tier1/tiershim.yaml at a file in a directory that exists",
+        ],
+    );
+    // A log the gate can create is fine.
+    let later = s.inst.tmp.path().join("logs-dir/audit.jsonl");
+    std::fs::write(s.cfg(1), with_log(&later)).unwrap();
+    let (code, out) = s.doctor();
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("will be created on the first call"), "{out}");
 }

@@ -1,334 +1,224 @@
-//! The kernel fence on the real kernel, as root, through `tiershim launch`: an unprivileged agent
-//! at tier 1 writes nothing outside its own state whatever program it runs; at tier 2 its writes
-//! land in the work tree but never in `.git/config`, hooks or skills; a call from outside the
-//! fence is refused; and without the Landlock ABI the ruleset needs, nothing starts.
+//! The fence (DESIGN §3.2), replayed with the real tools: no allowed call may leave a file that a
+//! later call runs. Each chain found by the review is shown stopped at its first step, with a
+//! refusal that names the rule, the option and the path.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::agent::{AgentInstall, as_root, text};
+use crate::harness::{Run, TestEnv};
+use crate::http_server::{HttpServer, TlsFront};
+use crate::real_tools::which;
 
-/// A script for /bin/sh: each attempt prints `NAME ok`, or `NAME denied` when it failed with
-/// the kernel's refusal (`Permission denied`, or `Read-only file system` for a bind mount), or
-/// `NAME failed: <error>` for any other failure, which the tests treat as a broken test.
-fn attempts(cases: &[(&str, String)]) -> String {
-    let mut s = String::from("PATH=/usr/bin:/bin\n");
-    for (name, cmd) in cases {
-        s.push_str(&format!(
-            "if err=$( ( {cmd} ) 2>&1 ); then echo '{name} ok'; else case $err in *'Permission denied'*|*'Read-only file system'*|*'Operation not permitted'*) echo '{name} denied' ;; *) echo \"{name} failed: $err\" ;; esac; fi\n"
-        ));
+/// An install of ceiling 3 with these real tools, whose workspace is `<tmp>/repos` (the agent's
+/// working directory below it is `<tmp>/repos/work`).
+fn fenced(tools: &[&str], extra: &str) -> (TestEnv, PathBuf) {
+    let mut real = String::from("real:\n");
+    for t in tools {
+        real.push_str(&format!("  {t}: {}\n", which(t).display()));
     }
-    s
-}
-
-fn verdicts(out: &str) -> Vec<(String, String)> {
-    out.lines()
-        .filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())))
-        .collect()
-}
-
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-                out.push((p.display().to_string(), Vec::new()));
-            } else {
-                out.push((p.display().to_string(), std::fs::read(&p).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-#[test]
-fn a_tier_1_agent_writes_nothing_outside_its_own_state_whatever_program_it_runs() {
-    if !as_root("a_tier_1_agent_writes_nothing…") {
-        return;
-    }
-    let a = AgentInstall::new("f1", &[]);
-    let app = a.app.display().to_string();
-    let home = a.home.display().to_string();
-    // Every way a program writes a file, on files and directories the agent's user owns: only
-    // the kernel stands in the way. (An unrestricted /bin/sh as the agent's command: the
-    // restricted shell is not what holds here.)
-    let mut cases: Vec<(&str, String)> = vec![
-        ("create", format!("echo x > {home}/notes")),
-        ("append", format!("echo x >> {app}/README.md")),
-        ("truncate-open", format!(": > {app}/README.md")),
-        ("truncate", format!("truncate -s 0 {app}/README.md")),
-        ("mkdir", format!("mkdir {app}/d")),
-        ("remove", format!("rm {app}/README.md")),
-        ("rename", format!("mv {app}/README.md {app}/R.md")),
-        ("symlink", format!("ln -s x {app}/l")),
-        ("hardlink", format!("ln {app}/README.md {app}/h")),
-        ("fifo", format!("mkfifo {app}/f")),
-        ("touch", format!("touch {app}/new")),
-        ("copy", format!("cp /etc/hostname {app}/c")),
-        ("git-config", format!("echo '[core] fsmonitor = x' >> {app}/.git/config")),
-        ("hook", format!("echo 'exit 0' > {app}/.git/hooks/pre-commit")),
-        ("bashrc", format!("echo x > {home}/.bashrc")),
-    ];
-    let before = snapshot(&a.app);
-    cases.push(("state", format!("echo x > {home}/.claude/notes")));
-    cases.push(("tmp", format!("echo x > {home}/.claude/tmp/scratch")));
-    let script = attempts(&cases);
-    let out = a.launch(1, &["/bin/sh", "-c", &script]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let got = verdicts(&text(&out.stdout));
-    for (name, _) in &cases {
-        let want = if matches!(*name, "state" | "tmp") { "ok" } else { "denied" };
-        assert!(got.contains(&(name.to_string(), want.to_string())), "{name}: {got:?}");
-    }
-    assert_eq!(snapshot(&a.app), before, "the work tree changed");
-    assert!(!a.home.join("notes").exists() && !a.home.join(".bashrc").exists());
-    assert!(a.home.join(".claude/tmp/scratch").is_file());
-
-    // The same writes by the same user without launch do land: the fence, not file modes, stopped them.
-    let out = a.as_agent(&["/bin/sh", "-c", &format!("echo x > {home}/notes && touch {app}/new")]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(a.home.join("notes").exists() && a.app.join("new").exists());
-}
-
-#[test]
-fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
-    if !as_root("a_real_tool_the_gate_allows_at_tier_1…") {
-        return;
-    }
-    let a = AgentInstall::new("f2", &[]);
-    // A remote served on 127.0.0.1 with one commit the work tree has not fetched.
-    let remote_base = a.world.path().join("remote");
-    std::fs::create_dir(&remote_base).unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new(crate::agent::which("git"))
-            .args(args)
-            // The work tree is the agent's; root reads it here as the operator would.
-            .env("GIT_CONFIG_COUNT", "1")
-            .env("GIT_CONFIG_KEY_0", "safe.directory")
-            .env("GIT_CONFIG_VALUE_0", "*")
-            .current_dir(dir)
-            .env("GIT_AUTHOR_NAME", "o")
-            .env("GIT_AUTHOR_EMAIL", "o@example.com")
-            .env("GIT_COMMITTER_NAME", "o")
-            .env("GIT_COMMITTER_EMAIL", "o@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        text(&out.stdout)
-    };
-    git(&remote_base, &["init", "-q", "--bare", "-b", "main", "app.git"]);
-    let scratch = a.world.path().join("scratch");
-    git(a.world.path(), &["init", "-q", "-b", "main", scratch.to_str().unwrap()]);
-    git(&scratch, &["commit", "-q", "--allow-empty", "-m", "upstream"]);
-    git(&scratch, &["push", "-q", remote_base.join("app.git").to_str().unwrap(), "main"]);
-    let daemon = crate::real_tools::GitDaemon::start(&remote_base);
-    git(&a.app, &["remote", "add", "origin", &format!("{}/app.git", daemon.url)]);
-    let before = snapshot(&a.app.join(".git"));
-
-    let shell = a.inst.prefix.join("bin/rbash-tier1");
-    let out = a.launch(1, &[shell.to_str().unwrap(), "-c", "git fetch origin"]);
-    let err = text(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("Permission denied"), "{err}");
-    assert_eq!(
-        snapshot(&a.app.join(".git")),
-        before,
-        "git fetch wrote into the repository at tier 1"
+    let env = TestEnv::new(3, &format!("{real}{extra}"));
+    let repos = env.path("repos");
+    std::fs::create_dir_all(repos.join("work")).unwrap();
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let text = text.replace(
+        &format!("workspaces: [{}]", env.tmp.path().display()),
+        &format!("workspaces: [{}]", repos.display()),
     );
-    // The gate allowed it (tier 1 reads), inside the fence.
-    let rec = a.inst.audit_records().into_iter().rev().find(|r| r["verb"] == "fetch").unwrap();
-    assert_eq!(
-        (rec["verdict"].as_str(), rec["fence"].as_str()),
-        (
-            Some("allow"),
-            Some(format!("landlock abi {}", tiershim::fence::kernel_abi())).as_deref()
-        )
-    );
+    env.write_config(&text);
+    (env, repos.join("work"))
+}
+
+fn run_in(env: &TestEnv, dir: &Path, tool: &str, args: &[&str], tier: u8) -> Run {
+    let mut c = env.cmd(tool, args);
+    c.current_dir(dir).env("CLAUDEOPS_TIER", tier.to_string());
+    Run { out: c.output().unwrap() }
 }
 
 #[test]
-fn at_tier_2_writes_land_in_the_work_tree_but_never_in_git_config_hooks_or_skills() {
-    if !as_root("at_tier_2_writes_land_in_the_work_tree…") {
-        return;
-    }
-    let a = AgentInstall::new("f3", &[]);
-    let app = a.app.display().to_string();
-    let home = a.home.display().to_string();
-    let cases: Vec<(&str, String)> = vec![
-        (
-            "work-tree",
-            format!("echo x > {app}/new.md && mkdir {app}/checks && mv {app}/new.md {app}/checks/"),
-        ),
-        ("git-objects", format!("touch {app}/.git/objects/x && rm {app}/.git/objects/x")),
-        ("git-config", format!("echo '[core] fsmonitor = x' >> {app}/.git/config")),
-        ("git-config-replace", format!("cp /etc/hostname {app}/.git/config")),
-        ("hook", format!("echo 'exit 0' > {app}/.git/hooks/pre-commit")),
-        ("info", format!("echo x > {app}/.git/info/attributes")),
-        ("skills", format!("echo x > {app}/.claude-ops/skills/evil.md")),
-        ("outside", format!("echo x > {home}/notes")),
-    ];
-    let config = std::fs::read(a.app.join(".git/config")).unwrap();
-    let out = a.launch(2, &["/bin/sh", "-c", &attempts(&cases)]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let got = verdicts(&text(&out.stdout));
-    for (name, _) in &cases {
-        let want = if matches!(*name, "work-tree" | "git-objects") {
-            "ok"
-        } else {
-            "denied"
-        };
-        assert!(got.contains(&(name.to_string(), want.to_string())), "{name}: {got:?}");
-    }
-    assert!(a.app.join("checks/new.md").is_file());
-    assert_eq!(std::fs::read(a.app.join(".git/config")).unwrap(), config);
-    assert!(!a.app.join(".git/hooks/pre-commit").exists());
-    assert!(!a.app.join(".claude-ops/skills/evil.md").exists());
-    assert!(!a.home.join("notes").exists());
-    // The bind mounts were made in a namespace of the agent's own: the system sees none.
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    assert!(!mounts.contains(&app), "{mounts}");
-
-    // A commit through the restricted shell and the gate works inside the fence.
-    let shell = a.inst.prefix.join("bin/rbash-tier2");
-    let out = a
-        .launch_cmd(
-            2,
-            &a.app,
-            &[],
-            &[
-                shell.to_str().unwrap(),
-                "-c",
-                "git add checks/new.md && git commit -qm 'a check' && git log --oneline",
-            ],
-        )
-        .env("GIT_AUTHOR_NAME", "agent")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(text(&out.stdout).contains("a check"), "{}", text(&out.stdout));
-}
-
-#[test]
-fn a_call_from_outside_the_fence_is_refused_and_a_hardened_shell_will_not_start_unfenced() {
-    if !as_root("a_call_from_outside_the_fence…") {
-        return;
-    }
-    let a = AgentInstall::new("f4", &[]);
-    let docker = a.inst.tier_dir(1).join("docker");
-    // The agent's user runs a gated link directly, as an escaped process would.
-    let out = a.as_agent(&[docker.to_str().unwrap(), "ps"]);
-    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("outside the Landlock domain"), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "");
-    // Inside the fence the same call runs.
-    let out = a.launch(1, &[docker.to_str().unwrap(), "ps"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("api"));
-    // A hardened install's shell cannot make the domain itself (no_new_privs would stop the
-    // setgid gate), so it refuses rather than run unfenced.
-    let shell = a.inst.prefix.join("bin/rbash-tier1");
-    let out = a.as_agent(&[shell.to_str().unwrap(), "-c", "docker ps"]);
-    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("tiershim launch"), "{}", text(&out.stderr));
-}
-
-#[test]
-fn without_the_landlock_abi_the_ruleset_needs_launch_refuses_and_the_opt_out_is_explicit() {
-    if !as_root("without_the_landlock_abi…") {
-        return;
-    }
-    let a = AgentInstall::new("f5", &[]);
-    let cfg = a.tier_config(1);
-    let original = std::fs::read_to_string(&cfg).unwrap();
-    let above = tiershim::fence::kernel_abi() + 1;
-    std::fs::write(&cfg, format!("{original}kernel_fence: {{abi: {above}}}\n")).unwrap();
-    let out = a.launch(1, &["/bin/sh", "-c", &format!("echo started > {}/notes", a.home.display())]);
-    assert_eq!(out.status.code(), Some(78));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains(&format!("asks for Landlock ABI {above}")) && err.contains("kernel_fence: off"),
-        "{err}"
-    );
-    assert!(!a.home.join("notes").exists(), "the agent started");
-
-    // `kernel_fence: off`: no domain, so the same write lands, and the gate's records say so.
-    std::fs::write(&cfg, format!("{original}kernel_fence: off\n")).unwrap();
-    let docker = a.inst.tier_dir(1).join("docker");
-    let out = a.launch(
-        1,
+fn curl_cannot_build_a_bare_repository_for_git_to_run_in_one_call_or_in_several() {
+    let (env, work) = fenced(&["curl", "git"], "");
+    let srv = HttpServer::start();
+    let u = format!("{}/x", srv.url());
+    // The review's chain: one tier-2 curl writes HEAD, config, objects/ and refs/, and then
+    // `git -C bare …` takes `bare` for a repository and runs what its config names.
+    let out = run_in(
+        &env,
+        &work,
+        "curl",
         &[
-            "/bin/sh",
-            "-c",
-            &format!("echo started > {}/notes && {} ps", a.home.display(), docker.display()),
+            "-s",
+            "--create-dirs",
+            "-o",
+            "bare/HEAD",
+            "-o",
+            "bare/config",
+            "-o",
+            "bare/objects/info/x",
+            "-o",
+            "bare/refs/heads/x",
+            &u,
+            &u,
+            &u,
+            &u,
         ],
+        2,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(a.home.join("notes").exists());
-    assert_eq!(a.inst.audit_records().last().unwrap()["fence"], "off");
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(
+        out.stderr()
+            .contains("REFUSED: curl writing bare/HEAD (-o) is never allowed (this agent is tier 2; rule curl.local-file)"),
+        "{}",
+        out.stderr()
+    );
+    assert!(out.stderr().contains("HEAD would make bare a git directory"), "{}", out.stderr());
+    assert!(srv.lines().is_empty());
+    assert!(!work.join("bare").exists());
+
+    // Step by step: the parts that do not make a repository may be written, the one that would
+    // (HEAD beside objects/ and refs/) never is.
+    for part in ["bare/objects/info/x", "bare/refs/heads/x", "bare/config"] {
+        let out = run_in(&env, &work, "curl", &["-s", "--create-dirs", "-o", part, &u], 2);
+        assert_eq!(out.code(), 0, "{part}: {}", out.stderr());
+    }
+    let out = run_in(&env, &work, "curl", &["-s", "-o", "bare/HEAD", &u], 2);
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(!work.join("bare/HEAD").exists());
+    // So the real git does not take it for a repository.
+    let git = std::process::Command::new(which("git"))
+        .args(["-C", "bare", "rev-parse", "--git-dir"])
+        .current_dir(&work)
+        .env("GIT_CEILING_DIRECTORIES", work.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(!git.status.success());
+    assert!(String::from_utf8_lossy(&git.stderr).contains("not a git repository"));
+    // A HEAD there (written by someone else) makes objects/ or refs/ beside it never.
+    std::fs::create_dir_all(work.join("half")).unwrap();
+    std::fs::write(work.join("half/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let out = run_in(&env, &work, "curl", &["-s", "--create-dirs", "-o", "half/refs/heads/main", &u], 2);
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(out.stderr().contains("would make it a git directory"), "{}", out.stderr());
 }
 
 #[test]
-fn doctor_explain_and_launch_check_show_the_ruleset() {
-    if !as_root("doctor_and_launch_check_show_the_ruleset") {
-        return;
+fn tier_1_writes_no_file_and_tier_2_writes_only_below_a_workspace() {
+    let (env, work) = fenced(&["curl"], "");
+    let srv = HttpServer::start();
+    let u = format!("{}/x", srv.url());
+
+    let out = run_in(&env, &work, "curl", &["-s", "-o", "out.json", &u], 1);
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(
+        out.stderr()
+            .contains("REFUSED: curl writing out.json (-o) requires tier 2 (this agent is tier 1)"),
+        "{}",
+        out.stderr()
+    );
+    // Standard output is not a file.
+    assert_eq!(run_in(&env, &work, "curl", &["-s", "-o", "-", &u], 1).code(), 0);
+
+    let out = run_in(&env, &work, "curl", &["-s", "-D", "headers.txt", "-o", "out.json", &u], 2);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    assert!(work.join("out.json").exists() && work.join("headers.txt").exists());
+
+    // A working directory outside the workspaces: tier 3.
+    let elsewhere = env.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = run_in(&env, &elsewhere, "curl", &["-s", "-o", "out.json", &u], 2);
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(
+        out.stderr()
+            .contains("REFUSED: curl writing out.json (-o) requires tier 3 (this agent is tier 2)"),
+        "{}",
+        out.stderr()
+    );
+    assert!(out.stderr().contains("is outside the workspaces"), "{}", out.stderr());
+    assert!(!elsewhere.join("out.json").exists());
+
+    // The install's own directories, even below the working directory.
+    let out = run_in(&env, env.tmp.path(), "curl", &["-s", "-o", "tier/profile", &u], 3);
+    assert_eq!(out.code(), 77, "{}", out.stderr());
+    assert!(out.stderr().contains("the install's tier directory"), "{}", out.stderr());
+    assert!(!env.dir.join("profile").exists());
+}
+
+/// Debian's gh against a TLS server on 127.0.0.1 (the enterprise-host form of `GH_HOST`).
+fn gh_fenced(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
+    let probe = TestEnv::bare();
+    let tls = TlsFront::start(srv, probe.tmp.path());
+    let cfg = probe.path("ghconfig");
+    std::fs::create_dir_all(&cfg).unwrap();
+    let (env, work) = fenced(
+        &["gh", "git"],
+        &format!(
+            "env:\n  GH_HOST: \"127.0.0.1:{}\"\n  GH_ENTERPRISE_TOKEN: tok-for-tests\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
+            tls.port,
+            tls.cert.display(),
+            cfg.display()
+        ),
+    );
+    std::mem::forget(probe);
+    (env, tls, work)
+}
+
+#[test]
+fn gh_downloads_are_writes_tier_1_makes_none_and_no_tier_plants_a_dotfile() {
+    let srv = HttpServer::start();
+    let (env, _tls, work) = gh_fenced(&srv);
+    let home = env.tmp.path().display().to_string();
+    // The review's first step: a tier-1 "read" that wrote ~/.gitconfig.
+    let gitconfig = format!("{home}/.gitconfig");
+    for (args, tier, want) in [
+        (
+            vec!["release", "download", "v1", "-p", "app.tgz", "-O", ".gitconfig"],
+            1,
+            "REFUSED: gh writing .gitconfig (-O) is never allowed (this agent is tier 1; rule gh.local-file)",
+        ),
+        (
+            vec!["release", "download", "v1", "-O", gitconfig.as_str()],
+            2,
+            "(-O) is never allowed (this agent is tier 2; rule gh.local-file)",
+        ),
+        (
+            vec!["release", "download", "v1", "-p", "app.tgz"],
+            1,
+            "REFUSED: gh writing app.tgz (-p) requires tier 2 (this agent is tier 1)",
+        ),
+        (
+            vec!["run", "download", "42", "-D", home.as_str()],
+            2,
+            "(-D) is never allowed (this agent is tier 2; rule gh.local-file)",
+        ),
+        (
+            vec!["run", "download", "42"],
+            2,
+            "REFUSED: gh writing . (run download) requires tier 3 (this agent is tier 2)",
+        ),
+    ] {
+        let out = run_in(&env, &work, "gh", &args, tier);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains(want), "{args:?}: {}", out.stderr());
     }
-    let a = AgentInstall::new("f6", &[]);
-    let out = std::process::Command::new(a.inst.tiershim())
-        .args(["doctor", "--user", &a.acct.user, "--system-path", "/nonexistent"])
-        .output()
-        .unwrap();
-    let report = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("tier2: kernel fence: Landlock ABI 3 or later"), "{report}");
-    assert!(
-        report.contains(&format!("tier2: read-only: {}/.git/config", a.app.display())),
-        "{report}"
-    );
-    assert!(
-        report.contains(&format!("tier1: writable: {}/.claude", a.home.display())),
-        "{report}"
-    );
-    let out = std::process::Command::new(a.inst.tiershim())
-        .args(["explain", "--fence", "--json", "--user", &a.acct.user, "--config"])
-        .arg(a.tier_config(1))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let rs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rs["tier"], 1);
-    assert_eq!(rs["writable"][0]["path"], a.home.join(".claude").display().to_string());
-    assert_eq!(rs["read_only"], serde_json::json!([]));
-    let out = std::process::Command::new(a.inst.tiershim())
-        .args([
-            "launch",
-            "--check",
-            "--tier",
-            "2",
-            "--user",
-            &a.acct.user,
-            "--system-path",
-            "/nonexistent",
-            "--",
-            "/bin/true",
-        ])
-        .output()
-        .unwrap();
-    let shown = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{shown}{}", text(&out.stderr));
-    assert!(
-        shown.contains(&format!("kernel fence: read-only: {}/.claude-ops", a.app.display())),
-        "{shown}"
-    );
-    assert!(shown.contains("Edit(//**/.git/**)"), "{shown}");
-    assert!(
-        shown.contains(&format!(
-            "env: CLAUDE_CODE_SHELL={}",
-            a.inst.prefix.join("bin/rbash-tier2").display()
-        )),
-        "{shown}"
-    );
+    assert!(srv.lines().is_empty(), "{:?}", srv.lines());
+    assert!(!env.path(".gitconfig").exists());
+}
+
+#[test]
+fn a_jq_expression_that_reads_the_environment_never_runs() {
+    let srv = HttpServer::start();
+    let (env, _tls, work) = gh_fenced(&srv);
+    for args in [
+        &["api", "/user", "--jq", "$ENV.GH_ENTERPRISE_TOKEN"][..],
+        &["api", "/user", "-q", "env.GH_ENTERPRISE_TOKEN"],
+        &["pr", "list", "--json", "title", "--jq", "env"],
+    ] {
+        let out = run_in(&env, &work, "gh", args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains("rule gh.jq-env"), "{args:?}: {}", out.stderr());
+        assert!(!out.stdout().contains("tok-for-tests"));
+    }
+    assert!(srv.lines().is_empty(), "{:?}", srv.lines());
+    // A field named env is a field.
+    let out = run_in(&env, &work, "gh", &["api", "/user", "--jq", ".env"], 1);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    assert_eq!(srv.lines(), ["GET /api/v3/user"]);
 }

@@ -70,8 +70,14 @@ impl TestEnv {
         for t in TOOLS {
             env.stub(t);
         }
+        // The temp dir is the workspace (where tier-2 calls may write) unless the test says.
+        let workspaces = if extra.contains("workspaces:") {
+            String::new()
+        } else {
+            format!("workspaces: [{}]\n", env.tmp.path().display())
+        };
         env.write_config(&format!(
-            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{extra}",
+            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{workspaces}{extra}",
             env.real.display(),
             env.audit.display()
         ));
@@ -104,7 +110,7 @@ impl TestEnv {
 
     /// Write the tier's tiershim.yaml. The calls of these tests come straight from the test
     /// process, outside any Landlock domain, so the kernel fence is off unless `text` says
-    /// otherwise (tests/it/fence.rs drives it).
+    /// otherwise (tests/it/kernel_fence.rs drives it).
     pub fn write_config(&self, text: &str) {
         let p = self.dir.join("tiershim.yaml");
         let text = if text.contains("kernel_fence") {

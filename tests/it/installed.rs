@@ -110,7 +110,7 @@ impl Installed {
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         // These tests call links and shells from the test process; the kernel fence has its own
-        // (tests/it/fence.rs, tests/it/claude.rs).
+        // (tests/it/kernel_fence.rs, tests/it/claude.rs).
         if !extra.iter().any(|a| a.starts_with("--kernel-fence")) {
             args.extend(["--kernel-fence".to_string(), "off".to_string()]);
         }

@@ -24,6 +24,7 @@ mod harden;
 mod http;
 mod http_server;
 mod install;
+mod kernel_fence;
 mod mariadb;
 mod mcp;
 mod postgres;

@@ -1,0 +1,164 @@
+//! The binary, rbash, and each gated tool's real binary: it exists, is not tiershim, and the
+//! agent's user cannot run it (or a copy of it on the system PATH) without the gate.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use super::{Area, Install, Report, Tier, same_file};
+use crate::access::{self, Principal};
+use crate::tool::Tool;
+
+/// Programs a real tool runs as the caller, which file modes therefore cannot close: only the
+/// restricted shell (no `/` in command names) keeps the agent from naming them.
+const HELPERS: &[(&str, &str)] = &[
+    ("git", "/usr/lib/git-core"),
+    ("git", "/usr/libexec/git-core"),
+    ("git", "/usr/local/libexec/git-core"),
+    ("docker", "/usr/libexec/docker/cli-plugins"),
+    ("docker", "/usr/lib/docker/cli-plugins"),
+    ("docker", "/usr/local/lib/docker/cli-plugins"),
+];
+
+/// The binary exists; when it is setgid (hardened), root owns it and the agent is not in its
+/// group. Returns the setgid group.
+pub fn binary(r: &mut Report, binary: &Path, agent: &Principal) -> Option<u32> {
+    const AREA: Area = Area::Part("binary");
+    let meta = match std::fs::metadata(binary) {
+        Ok(m) => m,
+        Err(e) => {
+            r.bad(AREA, format!("binary {}: {e}", binary.display()), "run install.sh");
+            return None;
+        }
+    };
+    if meta.mode() & 0o2000 == 0 {
+        r.ok(
+            AREA,
+            format!(
+                "binary {} (not hardened: the real tools are protected by file modes only if you made them so)",
+                binary.display()
+            ),
+        );
+        return None;
+    }
+    let gid = meta.gid();
+    let group = access::group_name(gid).unwrap_or_else(|| gid.to_string());
+    let mut fine = true;
+    if meta.uid() != 0 {
+        fine = false;
+        r.bad(
+            AREA,
+            format!("binary {} is setgid but owned by uid {}", binary.display(), meta.uid()),
+            format!("chown root {}", binary.display()),
+        );
+    }
+    if agent.gids.contains(&gid) {
+        fine = false;
+        r.bad(
+            AREA,
+            format!("{} is in group {group}, so it reaches the real tools without the gate", agent.label),
+            format!("remove the agent's user from group {group} (gpasswd -d USER {group})"),
+        );
+    }
+    if fine {
+        r.ok(
+            AREA,
+            format!("binary {} is setgid {group}, owned by root (hardened)", binary.display()),
+        );
+    }
+    Some(gid)
+}
+
+pub fn rbash(r: &mut Report) {
+    const AREA: Area = Area::Part("rbash");
+    match ["/usr/bin/rbash", "/bin/rbash"].into_iter().find(|p| Path::new(p).is_file()) {
+        Some(p) => r.ok(AREA, format!("rbash: {p}")),
+        None => r.bad(
+            AREA,
+            "rbash is not installed, so `tiershim shell` cannot start",
+            "install bash (it provides /usr/bin/rbash)",
+        ),
+    }
+}
+
+/// Each tool's real binary: found, not tiershim, out of the agent's reach; and no copy of it on
+/// the system PATH the agent could run instead.
+pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
+    let Some(cfg) = &t.cfg else { return };
+    let mut seen_helpers = BTreeSet::new();
+    let mut seen_copies = BTreeSet::new();
+    for tool in Tool::ALL {
+        let area = Area::Tool(tool);
+        let real = match crate::exec::resolve_real(cfg, tool) {
+            Ok(p) => p,
+            Err(e) => {
+                r.bad(
+                    area,
+                    format!("real {tool}: {e}"),
+                    format!("install {tool}, or point `real.{tool}` in {} at it", cfg.path.display()),
+                );
+                continue;
+            }
+        };
+        if same_file(&real, &inst.binary) {
+            r.bad(
+                area,
+                format!("real {tool} {} is tiershim itself", real.display()),
+                format!("point `real.{tool}` in {} at the real binary", cfg.path.display()),
+            );
+            continue;
+        }
+        let mut fine = true;
+        if access::can_execute(&inst.agent, &real) == Some(true) {
+            fine = false;
+            r.bad(
+                area,
+                format!("real {tool} {} can be run by {} without the gate", real.display(), inst.agent.label),
+                "run install.sh --harden as root (copies the real tools where only the gate can reach them and takes access off the originals)",
+            );
+        }
+        for d in &inst.system_path {
+            let copy = d.join(tool.name());
+            if std::fs::symlink_metadata(&copy).is_err() || same_file(&copy, &inst.binary) || same_file(&copy, &real) {
+                continue;
+            }
+            let target = std::fs::canonicalize(&copy).unwrap_or_else(|_| copy.clone());
+            if !seen_copies.insert(target.clone()) {
+                continue; // the same file under another name (/bin -> /usr/bin)
+            }
+            if access::can_execute(&inst.agent, &copy) == Some(true) {
+                fine = false;
+                r.bad(
+                    area,
+                    format!(
+                        "{tool} is also at {} ({}), which {} can run without the gate",
+                        copy.display(),
+                        target.display(),
+                        inst.agent.label
+                    ),
+                    format!("chmod o-rwx {} (install.sh --harden does this), or remove it", target.display()),
+                );
+            }
+        }
+        if fine {
+            r.ok(
+                area,
+                format!(
+                    "real {tool} {} exists, is not tiershim, and {} cannot run it without the gate",
+                    real.display(),
+                    inst.agent.label
+                ),
+            );
+        }
+        for (name, helper) in HELPERS {
+            if *name == tool.name() && Path::new(helper).is_dir() && seen_helpers.insert(*helper) {
+                r.note(
+                    area,
+                    format!(
+                        "{tool} runs its helpers from {helper} as the caller, so file modes cannot close them; only the restricted shell keeps the agent from naming them"
+                    ),
+                );
+            }
+        }
+    }
+}
