@@ -283,7 +283,10 @@ fn doctor_explain_and_launch_check_show_the_ruleset() {
         .unwrap();
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("kernel fence") && report.contains("Landlock ABI 3 or later (this kernel: "), "{report}");
+    assert!(
+        report.contains("kernel fence") && report.contains("Landlock ABI 3 or later (this kernel: "),
+        "{report}"
+    );
     assert!(report.contains("✓ claude shell"), "{report}");
     assert!(
         report.contains(&format!("tier2, tier3: read-only: {}/.git/config", a.app.display())),

@@ -80,7 +80,9 @@ pub fn claude_shell(r: &mut Report, inst: &Install, t: &Tier) {
     if !shown.contains("bash") {
         r.bad(
             SHELL,
-            format!("the tier's shell {shown} has no `bash` in its path, so Claude Code would ignore it and fall back to an unrestricted bash"),
+            format!(
+                "the tier's shell {shown} has no `bash` in its path, so Claude Code would ignore it and fall back to an unrestricted bash"
+            ),
             "re-run install.sh, which writes bin/rbash-tier<N>",
         );
     } else if access::can_execute(&inst.agent, &shell) != Some(true) {
@@ -93,9 +95,6 @@ pub fn claude_shell(r: &mut Report, inst: &Install, t: &Tier) {
             "re-run install.sh, which writes it mode 0755 in a directory every user can search",
         );
     } else {
-        r.ok(
-            SHELL,
-            format!("{shown} (CLAUDE_CODE_SHELL) can be run by {}", inst.agent.label),
-        );
+        r.ok(SHELL, format!("{shown} (CLAUDE_CODE_SHELL) can be run by {}", inst.agent.label));
     }
 }

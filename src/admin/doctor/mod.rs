@@ -486,11 +486,7 @@ pub fn failures(prefix: &Path, tier: u8, agent: Principal, system_path: Option<&
     for check in TIER_CHECKS {
         check(&mut r, &install, &t);
     }
-    r.merged()
-        .iter()
-        .filter(|m| m.status == Status::Bad)
-        .map(Merged::detail)
-        .collect()
+    r.merged().iter().filter(|m| m.status == Status::Bad).map(Merged::detail).collect()
 }
 
 fn print(r: &Report, inst: &Install, tiers: &[String], as_json: bool) -> Exit {
