@@ -268,10 +268,65 @@ fn fence_check(cfg: &InstallConfig, tool: Tool) -> Result<String> {
     )))
 }
 
+/// The audit record of a call refused because it came from outside the kernel fence: nothing of
+/// it was parsed or decided, so it names the call, the tier and the refusal only.
+fn outside_record(ctx: &Context, tool: Tool, cfg: &InstallConfig, e: &Error) -> AuditRecord {
+    let shown: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let requested = ctx.var("CLAUDEOPS_TIER");
+    let (effective, note) = decision::effective_tier(cfg.tier, requested.as_deref());
+    let message = escape(&format!("tiershim: {tool}: {e}")).into_owned();
+    AuditRecord {
+        time: audit::rfc3339(ctx.now),
+        pid: ctx.pid,
+        ppid: ctx.ppid,
+        cwd: audit::path_string(&ctx.cwd),
+        exe: audit::path_string(&audit::self_exe()),
+        link: audit::path_string(&ctx.exec_path),
+        tool: tool.name().into(),
+        argv: redact_args(&shown).iter().map(|a| escape(a).into_owned()).collect(),
+        verb: String::new(),
+        skill: String::new(),
+        tier: Tiers {
+            requested: requested.as_deref().map(|t| escape(t).into_owned()),
+            ceiling: cfg.tier,
+            effective,
+            note,
+        },
+        dry_run: false,
+        verdict: "refuse".into(),
+        required_tier: crate::policy::Required::Never,
+        rule: "kernel-fence".into(),
+        message: message.clone(),
+        reasons: vec![message],
+        real: None,
+        scope: None,
+        mcp: None,
+        notices: Vec::new(),
+        env_resets: Vec::new(),
+        duration_us: ctx.started.elapsed().as_micros() as u64,
+        fence: "outside".into(),
+        remote: None,
+        cooldown: None,
+    }
+}
+
 fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let dir = ctx.exec_path.parent().unwrap_or(Path::new("/"));
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
-    let fence = fence_check(&cfg, tool)?;
+    let fence = match fence_check(&cfg, tool) {
+        Ok(f) => f,
+        Err(e) => {
+            // Recorded: a call from outside the fence is what an escape looks like.
+            if cfg.audit_log.is_some() || audit::journald_present() {
+                let rec = outside_record(ctx, tool, &cfg, &e);
+                if let Some(log) = &cfg.audit_log {
+                    audit::append(log, &rec)?;
+                }
+                audit::journald(&rec);
+            }
+            return Err(e);
+        }
+    };
     let policy = Policy::load(tool, cfg.policy.as_deref())?;
     let var = |name: &str| ctx.var(name);
     let (args, inv, local) = match utf8_args(ctx, tool) {

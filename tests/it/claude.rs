@@ -216,7 +216,7 @@ fn claude_code_s_long_output_and_background_tasks_come_back_as_from_bash() {
     let script = json!([
         {"tool": "Bash", "input": {"command": "sleep 1; docker ps | tail -1", "description": "bg", "run_in_background": true}},
         bash("seq 1 40000"),
-        bash("sleep 3; cat \"$TMPDIR\"/claude-*/*/*/tasks/*.output"),
+        bash("sleep 3; echo waited"),
         bash("seq 1 3000"),
     ]);
     let api = FakeApi::start(&script);
@@ -242,8 +242,20 @@ fn claude_code_s_long_output_and_background_tasks_come_back_as_from_bash() {
         .unwrap_or_else(|| panic!("{}", &got[1].1[..300]));
     assert!(saved.starts_with(&a.home.join(".claude").display().to_string()), "{saved}");
     assert_eq!(std::fs::read_to_string(saved).unwrap(), format!("{}\n", seq(40000)));
-    // The background task's output file (in the agent's private TMPDIR) holds its output.
-    assert_eq!(got[2], (false, "def456         db      Up 3 hours\n\n[exited with code 0]".into()));
+    // The background task ran to its end inside the fence: its output file (in the agent's
+    // private TMPDIR, named in the first result) holds what it printed and its status.
+    assert_eq!(got[2], (false, "waited".into()));
+    let file = got[0]
+        .1
+        .split_once("Output is being written to: ")
+        .and_then(|(_, r)| r.split_once(". "))
+        .map(|(p, _)| PathBuf::from(p))
+        .unwrap();
+    assert!(file.starts_with(a.home.join(".claude/tmp")), "{}", file.display());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "def456         db      Up 3 hours\n\n[exited with code 0]\n"
+    );
 }
 
 #[test]

@@ -224,6 +224,12 @@ fn a_call_from_outside_the_fence_is_refused_and_a_hardened_shell_will_not_start_
     assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("outside the Landlock domain"), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
+    // And recorded, as the escape it is.
+    let rec = a.inst.audit_records().pop().unwrap();
+    assert_eq!(
+        (rec["verdict"].as_str(), rec["rule"].as_str(), rec["fence"].as_str(), &rec["argv"]),
+        (Some("refuse"), Some("kernel-fence"), Some("outside"), &serde_json::json!(["ps"]))
+    );
     // Inside the fence the same call runs.
     let out = a.launch(1, &[docker.to_str().unwrap(), "ps"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -335,4 +341,50 @@ fn doctor_explain_and_launch_check_show_the_ruleset() {
         )),
         "{shown}"
     );
+}
+
+#[test]
+fn an_unhardened_tier_1_shell_makes_its_own_domain_and_a_tier_2_one_needs_launch() {
+    if !as_root("an_unhardened_tier_1_shell…") {
+        return;
+    }
+    let acct = crate::harden::Account::create_tagged("f7");
+    let world = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(world.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let home = world.path().join("home");
+    acct.set_home(&home);
+    let repos = world.path().join("repos");
+    std::fs::create_dir_all(repos.join("app/.git")).unwrap();
+    std::fs::write(repos.join("app/.git/config"), "").unwrap();
+    let repos_arg = repos.display().to_string();
+    let inst = crate::installed::Installed::new(&["--kernel-fence", "on", "--repos", &repos_arg]);
+    // Not hardened: the gate runs with the agent's rights, so the audit log's directory is its.
+    std::fs::create_dir_all(inst.audit.parent().unwrap()).unwrap();
+    std::fs::set_permissions(inst.audit.parent().unwrap(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let run = |shell: &str, cmd: &str| {
+        std::process::Command::new("/usr/bin/setpriv")
+            .arg(format!("--reuid={}", acct.uid))
+            .arg(format!("--regid={}", acct.gid))
+            .args(["--clear-groups", "--"])
+            .arg(inst.prefix.join("bin").join(shell))
+            .args(["-c", cmd])
+            .env_clear()
+            .env("HOME", &home)
+            .current_dir(&home)
+            .output()
+            .unwrap()
+    };
+    let notes = home.join("notes");
+    let out = run("rbash-tier1", "docker ps");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("stub docker ran\n"), "{}", text(&out.stdout));
+    let rec = inst.audit_records().pop().unwrap();
+    assert_eq!(rec["fence"], format!("landlock abi {}", tiershim::fence::kernel_abi()));
+    // The stub real tool, inside the domain, could not append to its log outside it.
+    assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));
+    assert!(!notes.exists());
+    // Tier 2 would need read-only bind mounts, which only root can make.
+    let out = run("rbash-tier2", "docker ps");
+    assert_eq!(out.status.code(), Some(78));
+    assert!(text(&out.stderr).contains("only root can make"), "{}", text(&out.stderr));
 }
