@@ -199,24 +199,88 @@ impl AuditRecord {
 
 /// Append one record as one line. Opened `O_APPEND`, written with a single `write`, synced.
 pub fn append(path: &Path, rec: &AuditRecord) -> Result<()> {
-    let mut line = serde_json::to_vec(rec).map_err(|e| Error::Internal(format!("audit record: {e}")))?;
-    line.push(b'\n');
+    let line = serde_json::to_vec(rec).map_err(|e| Error::Internal(format!("audit record: {e}")))?;
+    append_line(path, &line)
+}
+
+/// Append one record line to `path` with one `write`: whole, or an error (the call is then
+/// refused). A write cut short (a file size limit, a full disk) leaves a torn line; the next
+/// record starts on a line of its own: when the file does not end in a newline, the record is
+/// written with one in front, so a torn line never hides the record after it.
+pub fn append_line(path: &Path, record: &[u8]) -> Result<()> {
     let err = |e: std::io::Error| Error::Audit {
         path: path.to_path_buf(),
         source: e,
     };
-    let mut f = std::fs::OpenOptions::new()
+    // Read access tells whether the file ends in a newline; without it, every record starts
+    // with one (an empty line between records, never one record hidden in another).
+    let (mut f, readable) = match std::fs::OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .mode(0o640)
+        .custom_flags(libc::O_CLOEXEC)
         .open(path)
-        .map_err(err)?;
-    let n = f.write(&line).map_err(err)?;
+    {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o640)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(path)
+                .map_err(err)?;
+            (f, false)
+        }
+        Err(e) => return Err(err(e)),
+    };
+    let meta = f.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")));
+    }
+    let lead = if meta.len() == 0 {
+        false
+    } else if readable {
+        use std::os::unix::fs::FileExt;
+        let mut last = [0u8; 1];
+        f.read_exact_at(&mut last, meta.len() - 1).map_err(err)?;
+        last[0] != b'\n'
+    } else {
+        true
+    };
+    let mut line = Vec::with_capacity(record.len() + 2);
+    if lead {
+        line.push(b'\n');
+    }
+    line.extend_from_slice(record);
+    line.push(b'\n');
+    // Past a file size limit the kernel sends SIGXFSZ, which would end the gate with no word:
+    // ignored for this write, it is the error EFBIG, and the call is refused with a message.
+    let n = without_sigxfsz(|| f.write(&line)).map_err(err)?;
     if n != line.len() {
-        return Err(err(std::io::Error::other(format!("short write ({n} of {} bytes)", line.len()))));
+        return Err(err(std::io::Error::new(
+            std::io::ErrorKind::WriteZero,
+            format!("short write ({n} of {} bytes), so the record is torn", line.len()),
+        )));
     }
     f.sync_data().map_err(err)?;
     Ok(())
+}
+
+/// Run `f` with SIGXFSZ ignored, and put its disposition back afterwards (the real tool
+/// inherits whatever the gate leaves).
+fn without_sigxfsz<T>(f: impl FnOnce() -> T) -> T {
+    use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    // SAFETY: installing SIG_IGN runs no handler code; the previous action is restored below.
+    let old = unsafe { sigaction(Signal::SIGXFSZ, &ignore) };
+    let out = f();
+    if let Ok(old) = old {
+        // SAFETY: restoring the action that was in place before.
+        let _ = unsafe { sigaction(Signal::SIGXFSZ, &old) };
+    }
+    out
 }
 
 const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";

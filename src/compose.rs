@@ -68,6 +68,78 @@ pub fn resolve_targets(inv: &mut Invocation, resolve: Resolver) {
     }
 }
 
+/// Give every compose service target of the call the `container_name:` its compose files set
+/// (read on the local host from `cwd`, as compose reads them), so that `compose restart api`
+/// and `docker restart shop-api` (`container_name: shop-api`) are one budget. A name the gate
+/// cannot read (interpolation, a file it cannot parse) leaves the project unknown: below tier 3
+/// such a call is refused. Without compose files there is no name to find.
+pub fn name_containers(inv: &mut Invocation, cwd: &Path) {
+    for action in &mut inv.actions {
+        for t in &mut action.targets {
+            if let Target::Service {
+                project,
+                name,
+                files,
+                container,
+            } = t
+                && !matches!(project, Project::Unknown(_))
+            {
+                match container_name(cwd, files, name) {
+                    Ok(c) => *container = c,
+                    Err(why) => *project = Project::Unknown(why),
+                }
+            }
+        }
+    }
+}
+
+/// The `container_name:` of `service` in the compose files a call run in `cwd` with these
+/// options reads (the last file that sets it wins, as compose merges them); None when no file
+/// sets it or there is no compose file.
+pub fn container_name(cwd: &Path, f: &ComposeFiles, service: &str) -> Result<Option<String>, String> {
+    let layout = Layout::new(cwd, f);
+    let env = layout.env(true)?;
+    let files = if !layout.given.is_empty() {
+        layout.given.clone()
+    } else if env_value(&env, "COMPOSE_FILE").is_some() {
+        return Err("COMPOSE_FILE in .env chooses the compose files, so the gate cannot tell the service's container_name".into());
+    } else {
+        match search(layout.search_from(cwd)) {
+            Ok(files) => files,
+            Err(_) => return Ok(None),
+        }
+    };
+    let mut name = None;
+    for file in &files {
+        let Some(text) = read_bounded(file)? else { continue };
+        let doc: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&text).map_err(|e| format!("the compose file {} is not YAML the gate can read ({e})", shown(file)))?;
+        match doc
+            .get("services")
+            .and_then(|s| s.get(service))
+            .and_then(|s| s.get("container_name"))
+        {
+            None | Some(serde_yaml_ng::Value::Null) => {}
+            Some(serde_yaml_ng::Value::String(c)) if c.contains('$') => {
+                return Err(format!(
+                    "`container_name:` of service `{}` in {} uses interpolation the gate does not do",
+                    escape(service),
+                    shown(file)
+                ));
+            }
+            Some(serde_yaml_ng::Value::String(c)) => name = Some(c.clone()),
+            Some(_) => {
+                return Err(format!(
+                    "`container_name:` of service `{}` in {} is not a plain string",
+                    escape(service),
+                    shown(file)
+                ));
+            }
+        }
+    }
+    Ok(name)
+}
+
 /// Where compose looks for a call run in `cwd` with these options.
 struct Layout {
     /// `--project-directory`, resolved.

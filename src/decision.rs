@@ -138,27 +138,71 @@ pub struct ScopeReport {
 
 /// The effective tier and, when the environment asked for something odd, why.
 pub fn effective_tier(ceiling: u8, env: Option<&str>) -> (u8, Option<String>) {
+    let (tier, why) = tier_and_why(ceiling, env);
+    (tier, why.map(|w| format!("{w}, so tier {tier}")))
+}
+
+/// The effective tier, and why it is not what the environment says (unset, above the ceiling,
+/// or not a tier at all).
+fn tier_and_why(ceiling: u8, env: Option<&str>) -> (u8, Option<String>) {
     match env {
-        None => (1, Some("CLAUDEOPS_TIER is unset, so tier 1".to_string())),
+        None => (1, Some("CLAUDEOPS_TIER is unset".to_string())),
         Some(v @ ("1" | "2" | "3")) => {
             let asked = v.as_bytes()[0] - b'0';
             if asked > ceiling {
                 (
                     ceiling,
-                    Some(format!(
-                        "CLAUDEOPS_TIER={asked} is above this install's ceiling {ceiling}, so tier {ceiling}"
-                    )),
+                    Some(format!("CLAUDEOPS_TIER={asked} is above this install's ceiling {ceiling}")),
                 )
             } else {
                 (asked, None)
             }
         }
-        Some(v) => (1, Some(format!("CLAUDEOPS_TIER={} is not 1, 2 or 3, so tier 1", escape(v)))),
+        Some(v) => (1, Some(format!("CLAUDEOPS_TIER={} is not 1, 2 or 3", shown_value(v)))),
     }
 }
 
+/// A caller's value as a message shows it: quoted when it is empty or has spaces, escaped.
+fn shown_value(v: &str) -> String {
+    escape(&shell_words::quote(v)).into_owned()
+}
+
+/// Whether dry-run is on: pinned by `tiershim.yaml`, or `CLAUDEOPS_DRY_RUN` set to anything but
+/// a clear false. A clear false is `false`, `0`, `no`, `off` or the empty string, compared
+/// without regard to case or to spaces around it; every other value turns dry-run on (a
+/// misspelt "yes" must not run the call). The note says why when the value was not a clear
+/// true (`true`, `1`, `yes`, `on`, `y`) either, or when the environment asked to turn off a
+/// pinned dry run.
+pub fn dry_run_of(pinned: bool, env: Option<&str>) -> (bool, Option<String>) {
+    let Some(v) = env else {
+        return (pinned, None);
+    };
+    let word = v.trim_matches(|c: char| c.is_ascii_whitespace()).to_ascii_lowercase();
+    let clear_false = matches!(word.as_str(), "" | "0" | "false" | "no" | "off");
+    let clear_true = matches!(word.as_str(), "1" | "true" | "yes" | "on" | "y");
+    if pinned {
+        let note = clear_false.then(|| {
+            format!(
+                "CLAUDEOPS_DRY_RUN={} cannot turn off the dry run tiershim.yaml pins",
+                shown_value(v)
+            )
+        });
+        return (true, note);
+    }
+    if clear_false {
+        return (false, None);
+    }
+    let note = (!clear_true).then(|| {
+        format!(
+            "CLAUDEOPS_DRY_RUN={} is not a clear false (false, 0, no, off, empty), so dry-run is on",
+            shown_value(v)
+        )
+    });
+    (true, note)
+}
+
 pub fn dry_run_on(pinned: bool, env: Option<&str>) -> bool {
-    pinned || env.is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes"))
+    dry_run_of(pinned, env).0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -178,6 +222,12 @@ pub struct Decision {
     pub instead: Option<String>,
     /// Why the effective tier is what it is, when the environment asked for something odd.
     pub tier_note: Option<String>,
+    /// Why the tier is below what `CLAUDEOPS_TIER` says, when it is set but not obeyed
+    /// (`CLAUDEOPS_TIER=banana is not 1, 2 or 3`): the refusal line says it.
+    #[serde(skip)]
+    pub tier_why: Option<String>,
+    /// Why dry-run is on (or stays on) though `CLAUDEOPS_DRY_RUN` did not clearly say so.
+    pub dry_run_note: Option<String>,
     /// The path-scope check, when one ran.
     pub scope: Option<ScopeReport>,
     /// Facts the decision lacked; when not empty the verdict is a provisional refusal, and the
@@ -568,8 +618,10 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
 /// The decision for one call. Pure.
 pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let tool = inv.tool;
-    let (effective, tier_note) = effective_tier(req.ceiling, req.env_tier.as_deref());
-    let dry_run = dry_run_on(req.dry_run_pinned, req.env_dry_run.as_deref());
+    let (effective, why) = tier_and_why(req.ceiling, req.env_tier.as_deref());
+    let tier_note = why.as_ref().map(|w| format!("{w}, so tier {effective}"));
+    let tier_why = why.filter(|_| req.env_tier.is_some());
+    let (dry_run, dry_run_note) = dry_run_of(req.dry_run_pinned, req.env_dry_run.as_deref());
 
     // Each part of an ssh remote command first, so that among equally strict findings the
     // remote command, not the ssh call around it, explains the decision.
@@ -643,7 +695,12 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     // The parts' own skills were raised inside their decisions; what they still lack is ours.
     needs.skills.extend(part_skills);
 
-    let mut reasons: Vec<String> = findings.iter().map(|f| f.reason.clone()).chain(tier_note.clone()).collect();
+    let mut reasons: Vec<String> = findings
+        .iter()
+        .map(|f| f.reason.clone())
+        .chain(tier_note.clone())
+        .chain(dry_run_note.clone())
+        .collect();
     let worst = strictest(&findings);
     let deciding_part = (worst < n_parts).then_some(worst);
     let mut d = Decision {
@@ -662,6 +719,8 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         what: findings[worst].what.clone(),
         instead: None,
         tier_note,
+        tier_why,
+        dry_run_note,
         scope: None,
         needs: Needs::default(),
         parts,
@@ -762,7 +821,11 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
                         if s.allowed { "" } else { ", spent" }
                     ));
                 }
-                if let Some(spent) = standings.iter().find(|s| !s.allowed) {
+                // A dry run past the budget stays a dry run (DESIGN §4: exit 0); its line says the
+                // budget would refuse the call (`cooldown::dry_run_line`).
+                if let Some(spent) = standings.iter().find(|s| !s.allowed)
+                    && d.verdict != Verdict::DryRun
+                {
                     d.verdict = Verdict::Refuse;
                     d.rule = format!("{tool}.cooldown");
                     d.what = format!("cooldown for {}", escape(&spent.key));
@@ -996,8 +1059,9 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
                     )
                 }
                 Required::Tier(n) => {
+                    let why = d.tier_why.as_ref().map(|w| format!(": {w}")).unwrap_or_default();
                     format!(
-                        "[skill:{s}] REFUSED: {} requires tier {n} (this agent is tier {}) — {instead}",
+                        "[skill:{s}] REFUSED: {} requires tier {n} (this agent is tier {}{why}) — {instead}",
                         d.what, d.effective_tier
                     )
                 }
@@ -1013,6 +1077,26 @@ mod tests {
 
     fn ssh(words: &[&str]) -> Invocation {
         parse(Tool::Ssh, &argv(words))
+    }
+
+    #[test]
+    fn dry_run_is_off_only_for_a_clear_false() {
+        for v in ["", " ", "0", "false", "FALSE", " no ", "Off"] {
+            assert_eq!(dry_run_of(false, Some(v)), (false, None), "{v:?}");
+        }
+        for v in ["1", "true", "Yes", "on", "y", " true"] {
+            assert_eq!(dry_run_of(false, Some(v)), (true, None), "{v:?}");
+        }
+        let (on, note) = dry_run_of(false, Some("enabled"));
+        assert!(on);
+        assert_eq!(
+            note.as_deref(),
+            Some("CLAUDEOPS_DRY_RUN=enabled is not a clear false (false, 0, no, off, empty), so dry-run is on")
+        );
+        assert_eq!(dry_run_of(false, None), (false, None));
+        assert_eq!(dry_run_of(true, None), (true, None));
+        assert_eq!(dry_run_of(true, Some("yes")), (true, None));
+        assert!(dry_run_of(true, Some("0")).1.is_some_and(|n| n.contains("cannot turn off")));
     }
 
     fn policies(tools: &[Tool]) -> BTreeMap<Tool, Policy> {

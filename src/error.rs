@@ -27,7 +27,7 @@ pub enum Error {
     #[error("skill {path}: {msg}")]
     Skill { path: String, msg: String },
 
-    #[error("audit log {path}: {source}; the call is refused rather than run unlogged (fix the file's permissions or the audit_log key)")]
+    #[error("audit log {path}: {source}; the call is refused rather than run unlogged ({})", audit_fix(source))]
     Audit { path: PathBuf, source: std::io::Error },
 
     #[error("real {tool} at {path} is tiershim itself; point `real.{tool}` in {config} at the real binary")]
@@ -48,6 +48,21 @@ pub enum Error {
 
     #[error("{0}")]
     Internal(String),
+}
+
+/// What to do about an audit log the gate could not append to, by what went wrong.
+fn audit_fix(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind;
+    match (e.kind(), e.raw_os_error()) {
+        (ErrorKind::PermissionDenied, _) => "give the gate write access to it, or change `audit_log:` in tiershim.yaml",
+        (ErrorKind::NotFound, _) => "its directory does not exist: create it, or change `audit_log:` in tiershim.yaml",
+        (ErrorKind::IsADirectory, _) => "it is a directory: point `audit_log:` in tiershim.yaml at a file",
+        (_, Some(libc::EFBIG)) | (ErrorKind::StorageFull, _) | (ErrorKind::FileTooLarge, _) | (ErrorKind::QuotaExceeded, _) => {
+            "a file size limit or a full disk stopped the write: free space, raise the limit, or rotate the log"
+        }
+        (ErrorKind::WriteZero, _) => "a file size limit or a full disk cut the write short: free space, raise the limit, or rotate the log",
+        _ => "fix the file, or change `audit_log:` in tiershim.yaml",
+    }
 }
 
 impl Error {

@@ -187,7 +187,16 @@ pub fn scope_rules(sources: &Sources, repo: Option<&str>) -> Result<Rules> {
     }
     let mut skills = Vec::with_capacity(candidates.len());
     for c in &candidates {
-        skills.push(skill::load(c, Need::Patterns).map_err(skill_err)?);
+        let s = skill::load(c, Need::Patterns).map_err(skill_err)?;
+        // A mistake in a skill's path rules (an unclosed or unknown fence, prose in a block, a
+        // path a pattern cannot be) would drop rules its author wrote: refuse instead.
+        if let Some(e) = s.error() {
+            return Err(Error::Skill {
+                path: s.shown.clone(),
+                msg: format!("{e}; calls whose changed files are checked are refused until it is fixed (tiershim skills validate)"),
+            });
+        }
+        skills.push(s);
     }
     Rules::build(&skills).map_err(skill_err)
 }

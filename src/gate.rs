@@ -119,6 +119,8 @@ pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate
     }
     // A compose service's project, when argv does not name it, from the files compose reads.
     crate::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, f));
+    // A service's `container_name:`, which makes it one budget with that container.
+    crate::compose::name_containers(&mut inv, cwd);
     (inv, facts)
 }
 
@@ -346,7 +348,8 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     req.parents = parents(&cfg, &inv, ctx.ppid);
     let mut d = decision::decide(&inv, &policy, &req);
     // The cooldown state's lock, when the call counts against a budget: held from the read the
-    // decision is made on until the count is recorded (and dropped at exec).
+    // decision is made on until the count and the audit line are written, and released before
+    // anything goes to the agent's stderr (which the agent can keep from draining).
     let mut locked = None;
     if !d.needs.is_empty() {
         req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
@@ -469,6 +472,10 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         }
         audit::journald(&rec);
     }
+    // Nothing below may hold the lock: the lines go to the agent's stderr, which can block. A
+    // count already written is taken back under the lock again if the call does not run.
+    drop(locked);
+    let taken = recorded.take().map(|l| l.release(cfg.cooldown_lock_wait));
 
     if let Some(e) = failure {
         return match e {
@@ -485,10 +492,14 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     if d.verdict != Verdict::Allow || announce {
         eprintln!("{line}");
     }
-    if d.verdict == Verdict::DryRun
-        && let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown)
-    {
-        eprintln!("{line}");
+    if d.verdict == Verdict::DryRun {
+        // Why it is a dry run, when the environment did not clearly ask for one.
+        if let Some(note) = &d.dry_run_note {
+            eprintln!("[skill:{}] DRY RUN: {note}", escape(&skill));
+        }
+        if let Some(line) = cooldown::dry_run_line(&skill, &d.cooldown) {
+            eprintln!("{line}");
+        }
     }
     if let (Some(line), true) = (&notice, announce) {
         eprintln!("{line}");
@@ -496,17 +507,19 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     match (d.verdict, real) {
         (Verdict::Allow, Some(real)) => {
             // The real tool reads the scripts exactly as they were judged (script_input).
-            let sealed = scripts.map(|g| g.seal(&args)).transpose()?;
-            if let Some(s) = &sealed {
-                s.install()?;
+            let failed = (|| {
+                let sealed = scripts.map(|g| g.seal(&args)).transpose()?;
+                if let Some(s) = &sealed {
+                    s.install()?;
+                }
+                let args = sealed.as_ref().map_or(&args, |s| &s.args);
+                Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
+            })();
+            // The real tool did not start: take the count back.
+            if let Some(t) = taken {
+                let _ = t.take_back();
             }
-            let args = sealed.as_ref().map_or(&args, |s| &s.args);
-            let e = exec::exec(&real, tool, grammar::prepend(tool), args, env);
-            // The real tool did not start: take the count back (the lock is still held).
-            if let Some(mut r) = recorded.take() {
-                let _ = r.rollback();
-            }
-            Err(e)
+            failed
         }
         (Verdict::Allow, None) => Err(Error::Internal("allowed without a real tool".into())),
         (Verdict::DryRun, _) => Ok(Exit::Ok),

@@ -179,6 +179,18 @@ impl InstallConfig {
     /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
     /// always does; `explain --config` does not, as it executes nothing).
     pub fn load(path: &Path, check_owner: bool) -> Result<InstallConfig> {
+        let hardened = nix::unistd::getegid() != nix::unistd::getgid();
+        InstallConfig::load_with(path, check_owner.then_some(hardened))
+    }
+
+    /// Read and validate `path` as the gate of an install would: with the trust rules of a
+    /// hardened install when `hardened` (`tiershim explain`, which runs without the setgid group,
+    /// judges from the install's binary whether its gate would be hardened).
+    pub fn load_as_gate(path: &Path, hardened: bool) -> Result<InstallConfig> {
+        InstallConfig::load_with(path, Some(hardened))
+    }
+
+    fn load_with(path: &Path, trust: Option<bool>) -> Result<InstallConfig> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -192,8 +204,8 @@ impl InstallConfig {
                 });
             }
         };
-        if check_owner {
-            check_trust(path)?;
+        if let Some(hardened) = trust {
+            check_trust(path, hardened)?;
         }
         InstallConfig::parse(path, &text)
     }
@@ -372,8 +384,7 @@ fn check_host(h: &str) -> std::result::Result<(), &'static str> {
 
 /// DESIGN §3: the file and its directory must not be writable by anyone but the owner; in a
 /// hardened install (tiershim running setgid) both must be owned by root.
-fn check_trust(path: &Path) -> Result<()> {
-    let hardened = nix::unistd::getegid() != nix::unistd::getgid();
+fn check_trust(path: &Path, hardened: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("/"));
     for (what, p) in [("file", path), ("directory", dir)] {
         let meta = std::fs::metadata(p).map_err(|e| Error::ConfigRead {

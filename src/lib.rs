@@ -33,6 +33,7 @@ pub mod sanitize;
 pub mod scope;
 pub mod script_input;
 pub mod skill;
+pub mod suggest;
 pub mod tool;
 pub mod vet;
 

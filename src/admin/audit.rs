@@ -51,6 +51,10 @@ struct Report {
     dry_runs: Vec<Entry>,
     env_resets: BTreeMap<String, usize>,
     tier_lowered: Vec<Entry>,
+    /// Records cut short (a write the gate did not finish: it refused that call). A record
+    /// written right behind one on the same line (a log from before records started on a line of
+    /// their own) is read, not lost.
+    torn: usize,
     odd: Vec<String>,
 }
 
@@ -75,8 +79,21 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         None => None,
     };
     let Some(file) = a.file.clone().or_else(|| cfg.as_ref().and_then(|c| c.audit_log.clone())) else {
-        eprintln!("tiershim audit: name the audit log (FILE), or a --config whose audit_log names it");
-        return Exit::Usage;
+        return match &cfg {
+            Some(c) => {
+                eprintln!(
+                    "tiershim audit: {} names no `audit_log:`, so that install keeps no audit log to read; add `audit_log: FILE` to it (install.sh --audit-log FILE), or name a log: tiershim audit FILE",
+                    escape(&c.path.display().to_string())
+                );
+                Exit::Config
+            }
+            None => {
+                eprintln!(
+                    "tiershim audit: name the audit log (tiershim audit FILE), or an install's config (--config FILE) whose `audit_log:` names it"
+                );
+                Exit::Usage
+            }
+        };
     };
     let since = match a.since.as_deref().map(|s| parse_since(s, ctx.now)) {
         None => None,
@@ -171,10 +188,29 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         }
         let v: Value = match serde_json::from_slice(raw) {
             Ok(v @ Value::Object(_)) => v,
-            _ => {
-                r.odd.push(format!("line {}: not a JSON decision record", i + 1));
+            Err(e) if e.is_eof() && raw.starts_with(b"{") => {
+                r.torn += 1;
+                r.odd.push(format!(
+                    "line {}: a torn record ({} bytes; the gate refused that call)",
+                    i + 1,
+                    raw.len()
+                ));
                 continue;
             }
+            _ => match after_torn(raw) {
+                Some((cut, v)) => {
+                    r.torn += 1;
+                    r.odd.push(format!(
+                        "line {}: a torn record ({cut} bytes; the gate refused that call), and a record after it on the same line",
+                        i + 1
+                    ));
+                    v
+                }
+                None => {
+                    r.odd.push(format!("line {}: not a JSON decision record", i + 1));
+                    continue;
+                }
+            },
         };
         // Compared as times, not text (`10:00:00.5Z` is after `10:00:00Z`); a record whose time
         // cannot be placed is odd, and left out of a report from a given time.
@@ -287,6 +323,21 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
     r
 }
 
+/// A torn record with a whole one right behind it on the same line: the length of the torn part
+/// and the record.
+fn after_torn(raw: &[u8]) -> Option<(usize, Value)> {
+    const START: &[u8] = b"{\"time\":";
+    if !raw.starts_with(b"{") {
+        return None;
+    }
+    (1..raw.len())
+        .filter(|&at| raw[at..].starts_with(START))
+        .find_map(|at| match serde_json::from_slice(&raw[at..]) {
+            Ok(v @ Value::Object(_)) => Some((at, v)),
+            _ => None,
+        })
+}
+
 fn print_report(r: &Report) {
     println!(
         "{}: {} decision(s){}",
@@ -328,6 +379,12 @@ fn print_report(r: &Report) {
         for (k, n) in &r.env_resets {
             println!("  {} ×{n}", escape(k));
         }
+    }
+    if r.torn > 0 {
+        println!(
+            "\ntorn records: {} (writes the gate did not finish; it refused those calls)",
+            r.torn
+        );
     }
     if !r.odd.is_empty() {
         println!("\nodd ({}):", r.odd.len());
@@ -384,6 +441,26 @@ mod tests {
             r.odd.contains(&"line 5: the record's `time` is not an RFC 3339 time".to_string()),
             "{:?}",
             r.odd
+        );
+    }
+
+    #[test]
+    fn torn_records_are_counted_and_never_hide_the_next() {
+        let rec = |t: &str| format!("{{\"time\":\"{t}\",\"tool\":\"docker\",\"verdict\":\"allow\",\"rule\":\"r\"}}");
+        let whole = rec("2026-01-01T00:00:00.000000Z");
+        let torn = &whole[..30];
+        // As the gate writes now (the next record on a line of its own), and as an older log
+        // has it (the next record right behind the torn one).
+        let text = format!("{whole}\n{torn}\n{whole}\n{torn}{whole}\n");
+        let r = report("f", text.as_bytes(), None, None);
+        assert_eq!(r.decisions, 3);
+        assert_eq!(r.torn, 2);
+        assert_eq!(
+            r.odd,
+            vec![
+                "line 2: a torn record (30 bytes; the gate refused that call)".to_string(),
+                "line 4: a torn record (30 bytes; the gate refused that call), and a record after it on the same line".to_string(),
+            ]
         );
     }
 

@@ -100,17 +100,21 @@ fn config(a: &Args) -> Result<InstallConfig, Exit> {
         return Err(fail(e.to_string(), e.exit()));
     }
     let shown: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    Err(fail(
-        format!(
-            "{} names no `cooldown_state:`, so no budget is kept; pass --config FILE",
-            if shown.is_empty() {
-                "no installed tiershim.yaml".into()
-            } else {
-                shown.join(", ")
-            }
+    let msg = match (&a.config, shown.as_slice()) {
+        (Some(p), _) => format!(
+            "{} names no `cooldown_state:`, so that install keeps no restart or redeploy budget; add `cooldown_state: FILE` to it (install.sh --cooldown-state FILE)",
+            p.display()
         ),
-        Exit::Config,
-    ))
+        (None, []) => {
+            "this binary belongs to no installation with a tiershim.yaml (looked in <prefix>/lib/tiershim/tier{1,2,3}); pass --config FILE"
+                .into()
+        }
+        (None, _) => format!(
+            "no installed tiershim.yaml names `cooldown_state:` ({}), so no budget is kept; add it (install.sh --cooldown-state FILE), or pass --config FILE for another install",
+            shown.join(", ")
+        ),
+    };
+    Err(fail(msg, Exit::Config))
 }
 
 pub fn run(ctx: &Context, a: Args) -> Exit {

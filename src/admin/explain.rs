@@ -1,26 +1,42 @@
-//! `tiershim explain`: the decision the gate would make, from the same `decide()`.
+//! `tiershim explain`: the decision the gate would make, from the same `decide()`, with the same
+//! install: `--config FILE` (read and trusted as that tier's gate would), else the installation
+//! this binary belongs to (`<prefix>/lib/tiershim/tier<N>/tiershim.yaml`, N from `--tier` or
+//! `CLAUDEOPS_TIER`), else the embedded policy at ceiling 3. Where the gate would stop with 78
+//! (an untrusted config, a policy or skill it cannot use) or 127 (the real tool missing), so
+//! does explain. It executes nothing and writes nothing, so it cannot foresee an audit log the
+//! gate could not append to (`tiershim doctor` checks that).
 
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::audit::AuditRecord;
 use crate::context::Context;
 use crate::decision::{self, Verdict};
+use crate::error::Error;
 use crate::exit::Exit;
 use crate::gate;
-use crate::install::InstallConfig;
+use crate::install::{self, InstallConfig};
 use crate::policy::Policy;
 use crate::sanitize::escape;
 use crate::tool::Tool;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A tiershim.yaml to judge with (tier ceiling, pinned env, policy override). Without it:
-    /// the embedded policy and a ceiling of 3.
-    #[arg(long, value_name = "FILE")]
+    /// The tiershim.yaml of the tier to judge as (tier ceiling, pinned env, policy, skills,
+    /// real tools), read and trusted as that tier's gate reads it. Without it: the tier
+    /// directory of the installation (--prefix, default: the one this binary belongs to) for
+    /// --tier (else CLAUDEOPS_TIER, else tier 1); without an installation, the embedded policy
+    /// and a ceiling of 3.
+    #[arg(long, value_name = "FILE", conflicts_with = "prefix")]
     config: Option<PathBuf>,
-    /// The agent's tier (as CLAUDEOPS_TIER would set it); default: this environment's.
+    /// The installation whose tier directory to judge with (default: the one this binary
+    /// belongs to).
+    #[arg(long, value_name = "DIR")]
+    prefix: Option<PathBuf>,
+    /// The agent's tier (as CLAUDEOPS_TIER would set it, and the installed tier directory to
+    /// judge with); default: this environment's.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
     tier: Option<u8>,
     /// Judge as if dry-run were on.
@@ -100,8 +116,24 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         return Exit::Usage;
     };
     let args = &a.call[1..];
-    let cfg = match &a.config {
-        Some(p) => match InstallConfig::load(p, false) {
+    let cfg_path = match &a.config {
+        Some(p) => Some(ctx.cwd.join(p)),
+        None => {
+            let tier = a.tier.or_else(|| match ctx.var("CLAUDEOPS_TIER").as_deref() {
+                Some(t @ ("1" | "2" | "3")) => t.parse().ok(),
+                _ => None,
+            });
+            match installed_config(a.prefix.as_deref(), tier.unwrap_or(1)) {
+                Ok(p) => p,
+                Err(msg) => {
+                    eprintln!("tiershim explain: {}", escape(&msg));
+                    return Exit::Usage;
+                }
+            }
+        }
+    };
+    let cfg = match &cfg_path {
+        Some(p) => match InstallConfig::load_as_gate(p, hardened_gate(p, tool)) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("tiershim explain: {}", escape(&e.to_string()));
@@ -163,10 +195,39 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     }
     let shown = gate::shown_args(args, &inv);
     let remote = inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d));
-    let message = decision::render(&d, &d.skill, &shown);
+    let mut message = decision::render(&d, &d.skill, &shown);
+    // An allowed call whose real tool the gate cannot run ends as the gate's would: 127 for a
+    // missing tool, 78 for one that is tiershim itself.
+    let mut failure = None;
+    if d.verdict == Verdict::Allow
+        && let Err(e) = crate::exec::resolve_real(&cfg, tool)
+    {
+        message = match &e {
+            Error::RealMissing { .. } => format!(
+                "[skill:{}] ERROR: No suitable tool found for {} ({})",
+                escape(&d.skill),
+                tool.capability(),
+                escape(&e.to_string())
+            ),
+            other => format!("tiershim: {tool}: {}", escape(&other.to_string())),
+        };
+        failure = Some(e);
+    }
+    let verdict = if failure.is_some() { "error" } else { d.verdict.as_str() };
+    let exit = match (&failure, d.verdict) {
+        (Some(e), _) => e.exit(),
+        (None, Verdict::Allow | Verdict::DryRun) => Exit::Ok,
+        (None, Verdict::Refuse) => Exit::Refused,
+    };
+    let config_shown = cfg_path.as_ref().map_or_else(
+        || "(none: the embedded policy, ceiling 3, the real tools on PATH)".to_string(),
+        |p| p.display().to_string(),
+    );
     if a.json {
         let v = json!({
-            "verdict": d.verdict.as_str(),
+            "verdict": verdict,
+            "exit": exit.code(),
+            "config": config_shown,
             "tool": d.tool.name(),
             "verb": d.verb,
             "skill": d.skill,
@@ -185,7 +246,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         });
         println!("{v}");
     } else {
-        println!("verdict:        {}", d.verdict.as_str());
+        println!("config:         {}", escape(&config_shown));
+        println!("verdict:        {verdict}");
         println!("tool:           {}", d.tool);
         println!("verb:           {}", escape(&d.verb));
         println!("skill:          {}", d.skill);
@@ -256,8 +318,47 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
         println!("message:        {message}");
     }
-    match d.verdict {
-        Verdict::Allow | Verdict::DryRun => Exit::Ok,
-        Verdict::Refuse => Exit::Refused,
+    exit
+}
+
+/// The tiershim.yaml of tier `tier` in the installation at `prefix`, else in the one this binary
+/// belongs to (`<prefix>/bin/tiershim`). None: this binary belongs to no installation, and
+/// `--prefix` was not given. An installation without that tier is an error.
+fn installed_config(prefix: Option<&Path>, tier: u8) -> Result<Option<PathBuf>, String> {
+    let given = prefix.is_some();
+    let prefix = match prefix {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let exe =
+                std::fs::read_link("/proc/self/exe").map_err(|e| format!("cannot tell where this binary is ({e}); pass --config FILE"))?;
+            match exe.parent().and_then(Path::parent) {
+                Some(p) => p.to_path_buf(),
+                None => return Ok(None),
+            }
+        }
+    };
+    let tiers = prefix.join("lib/tiershim");
+    if !given && !tiers.is_dir() {
+        return Ok(None);
     }
+    let cfg = tiers.join(format!("tier{tier}")).join(install::FILE_NAME);
+    if cfg.is_file() {
+        Ok(Some(cfg))
+    } else {
+        Err(format!(
+            "no {} in the installation at {}: install tier {tier}, or pass --config FILE",
+            cfg.display(),
+            prefix.display()
+        ))
+    }
+}
+
+/// Whether the gate reached through `cfg`'s directory runs hardened (setgid): the binary its
+/// link for `tool` points at, else the installation's `bin/tiershim`.
+fn hardened_gate(cfg: &Path, tool: Tool) -> bool {
+    let dir = cfg.parent().unwrap_or(Path::new("/"));
+    [dir.join(tool.name()), dir.join("../../../bin/tiershim")]
+        .iter()
+        .find_map(|p| std::fs::metadata(p).ok())
+        .is_some_and(|m| m.mode() & 0o2000 != 0)
 }

@@ -20,6 +20,15 @@ pub struct Args {
 
 pub fn run(a: Args) -> Exit {
     let mut ok = true;
+    if let Some(dir) = &a.dir {
+        match crate::policy::check_dir(dir) {
+            Ok(()) => println!("✓ {}: holds only files the policy knows", dir.display()),
+            Err(e) => {
+                println!("✗ {}", escape(&e.to_string()));
+                return Exit::Config;
+            }
+        }
+    }
     for tool in Tool::ALL {
         let loaded = match &a.dir {
             None => Policy::embedded_with_examples(tool),

@@ -111,9 +111,26 @@ pub fn key_of(target: &Target, host: Option<&str>, budgets: Option<&Budgets>) ->
             }
             c.clone()
         }
-        Target::Service { project, name } => {
+        Target::Service {
+            project, name, container, ..
+        } => {
             if !is_name(name) {
                 return Err(format!("`{}` is not a compose service name", escape(name)));
+            }
+            // A service the compose files give a `container_name:` is that container: one budget
+            // with `docker restart <container_name>`.
+            if let Some(c) = container {
+                if !is_name(c) {
+                    return Err(format!(
+                        "the `container_name: {}` of compose service `{}` is not a container name",
+                        escape(c),
+                        escape(name)
+                    ));
+                }
+                return Ok(match host {
+                    Some(h) => format!("{}:{c}", h.to_ascii_lowercase()),
+                    None => c.clone(),
+                });
             }
             match project {
                 Project::Named(p) if !is_name(p) => return Err(format!("`{}` is not a compose project name", escape(p))),
@@ -225,14 +242,28 @@ pub fn refusal_line(skill: &str, s: &Standing) -> String {
     )
 }
 
-/// The line a dry run adds: whether the budget would allow the call.
+/// The line a dry run adds: whether the budget would allow the call. A dry run past the budget
+/// is still a dry run (exit 0); this line says the call itself would be refused, and when.
 pub fn dry_run_line(skill: &str, standings: &[Standing]) -> Option<String> {
     if standings.is_empty() {
         return None;
     }
     let each: Vec<String> = standings.iter().map(|s| format!("{} {}", escape(&s.key), s.counts())).collect();
+    let verdict = match standings.iter().find(|s| !s.allowed) {
+        None => "the budget would allow this call".to_string(),
+        Some(spent) => {
+            let when = match spent.next_allowed {
+                Some(t) => format!("next allowed at {}", format_time(t)),
+                None => format!("this call alone would make {} and the budget allows {}", spent.adding, spent.max),
+            };
+            format!(
+                "the budget of {} would refuse this call without dry-run ({when})",
+                escape(&spent.key)
+            )
+        }
+    };
     Some(format!(
-        "[skill:{}] DRY RUN: cooldown: {}; the budget would allow this call (nothing recorded)",
+        "[skill:{}] DRY RUN: cooldown: {}; {verdict} (nothing recorded)",
         escape(skill),
         each.join(", ")
     ))
@@ -372,6 +403,44 @@ impl State {
         for c in Class::ALL {
             per.entry(c).or_default();
         }
+    }
+
+    /// Remove up to `n` times `at` of `class` from `key` (a count taken back). False when there
+    /// was none.
+    pub fn take_back(&mut self, key: &str, class: Class, n: usize, at: SystemTime) -> bool {
+        let Some(times) = self.times.get_mut(key).and_then(|m| m.get_mut(&class)) else {
+            return false;
+        };
+        // Times are kept to the second in the file: compare them as written.
+        let at_text = format_time(at);
+        let mut left = n;
+        times.retain(|t| {
+            if left > 0 && format_time(*t) == at_text {
+                left -= 1;
+                false
+            } else {
+                true
+            }
+        });
+        let removed = n - left;
+        if removed == 0 {
+            return false;
+        }
+        self.with_service(key, |svc| {
+            if let Some(Value::Array(list)) = svc.get_mut(class.state_key()) {
+                let mut left = removed;
+                list.retain(|v| {
+                    let same = v.as_str().and_then(|s| parse_time(s).ok()).map(format_time).as_deref() == Some(at_text.as_str());
+                    if left > 0 && same {
+                        left -= 1;
+                        false
+                    } else {
+                        true
+                    }
+                });
+            }
+        });
+        true
     }
 
     /// Empty both lists of `key`; the service's other keys stay. False when the file has no
@@ -522,7 +591,9 @@ mod tests {
             key(
                 Target::Service {
                     project: Project::Named("shop".into()),
-                    name: "api".into()
+                    name: "api".into(),
+                    files: Default::default(),
+                    container: None,
                 },
                 None
             ),
@@ -629,6 +700,8 @@ mod tests {
         let t = |project| Target::Service {
             project,
             name: "api".into(),
+            files: Default::default(),
+            container: None,
         };
         let e = key_of(&t(Project::Unknown("no compose file in /x or above it".into())), None, None).unwrap_err();
         assert!(e.contains("the compose project of `api` is not known: no compose file"), "{e}");

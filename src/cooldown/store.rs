@@ -20,7 +20,7 @@ use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
 use super::{Standing, State};
-use crate::policy::cooldown::Budgets;
+use crate::policy::cooldown::{Budgets, Class};
 
 /// How long a gate waits for the lock when `tiershim.yaml` does not say.
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -40,6 +40,20 @@ pub struct Locked {
     pub state: State,
     /// The bytes before this process wrote (None: there was no file), once it has written.
     before: Option<Option<Vec<u8>>>,
+    /// What [`Locked::record`] added: per service and class, how many calls, and when.
+    added: Vec<(String, Class, usize)>,
+    added_at: Option<SystemTime>,
+}
+
+/// A count written and its lock released ([`Locked::release`]): what it takes to take the count
+/// back if the call then does not run (the exec fails). The gate releases the lock before it
+/// writes to the agent's stderr, which the agent can keep from draining: a gate blocked there
+/// must never hold every other gate's budget.
+pub struct Recorded {
+    path: PathBuf,
+    added: Vec<(String, Class, usize)>,
+    at: SystemTime,
+    wait: Duration,
 }
 
 /// Read the file as it is, without the lock (`tiershim cooldown`, `explain`, `doctor`): a reader
@@ -103,6 +117,8 @@ pub fn lock(path: &Path, wait: Duration) -> Result<Locked, String> {
         _lock: lock,
         state,
         before: None,
+        added: Vec::new(),
+        added_at: None,
     })
 }
 
@@ -112,8 +128,21 @@ impl Locked {
         for s in standings {
             let window = budgets.budget(&s.key, s.class).window;
             self.state.record(&s.key, s.class, s.adding, window, now);
+            self.added.push((s.key.clone(), s.class, s.adding));
         }
+        self.added_at = Some(now);
         self.write()
+    }
+
+    /// Release the lock once the count is on disk, keeping what it takes to take the count back
+    /// later (under the lock again, waiting at most `wait`).
+    pub fn release(self, wait: Duration) -> Recorded {
+        Recorded {
+            path: self.path.clone(),
+            added: self.added.clone(),
+            at: self.added_at.unwrap_or(SystemTime::UNIX_EPOCH),
+            wait,
+        }
     }
 
     /// Empty both lists of `key`, and write. False (and nothing written) when the file has no
@@ -142,6 +171,20 @@ impl Locked {
             Some(Some(bytes)) => write_atomic(&self.path, &bytes).map_err(|e| format!("cannot be restored ({e})")),
             Some(None) => std::fs::remove_file(&self.path).map_err(|e| format!("cannot be removed again ({e})")),
         }
+    }
+}
+
+impl Recorded {
+    /// Take the count back (the call did not run): take the lock again, remove the times this
+    /// call added (other gates may have counted since, so the file is not put back as it was),
+    /// and write.
+    pub fn take_back(&self) -> Result<(), String> {
+        let mut l = lock(&self.path, self.wait)?;
+        let mut changed = false;
+        for (key, class, n) in &self.added {
+            changed |= l.state.take_back(key, *class, *n, self.at);
+        }
+        if changed { l.write() } else { Ok(()) }
     }
 }
 

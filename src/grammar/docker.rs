@@ -1317,13 +1317,14 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
         Some(p) => Project::Named(p.to_string()),
         None => Project::Implied(files.clone()),
     };
+    for t in &mut action.targets {
+        if let Target::Service { project: p, files: f, .. } = t {
+            p.clone_from(&project);
+            f.clone_from(&files);
+        }
+    }
     if action.verb == "compose up" {
         action.compose = Some(files);
-    }
-    for t in &mut action.targets {
-        if let Target::Service { project: p, .. } = t {
-            p.clone_from(&project);
-        }
     }
     Ok(std::iter::once(action).chain(extra).collect())
 }
@@ -1555,6 +1556,8 @@ fn service_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
             .map(|s| Target::Service {
                 project: Project::Implied(ComposeFiles::default()),
                 name: s.to_string(),
+                files: ComposeFiles::default(),
+                container: None,
             })
             .collect()
     };
@@ -1707,6 +1710,8 @@ mod tests {
                     None => Project::Implied(ComposeFiles::default()),
                 },
                 name: n.to_string(),
+                files: ComposeFiles::default(),
+                container: None,
             })
             .collect();
         a

@@ -59,7 +59,16 @@ pub enum Target {
     /// A container by name or id (`docker restart api`).
     Container(String),
     /// A compose service and the project it belongs to.
-    Service { project: Project, name: String },
+    Service {
+        project: Project,
+        name: String,
+        /// The options of the call that choose the compose files, as written (also with `-p`,
+        /// where the project is named but the files still say how the service is named).
+        files: ComposeFiles,
+        /// The `container_name:` the compose files give the service, worked out by the gate
+        /// (`crate::compose::name_containers`); the grammar leaves it `None`.
+        container: Option<String>,
+    },
     /// A systemd unit on a remote host (`nginx`, `nginx.service`).
     Unit(String),
     /// Everything of a kind the call does not list (a compose call naming no service): what,

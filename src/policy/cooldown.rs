@@ -184,6 +184,7 @@ impl Budgets {
         let Some(dir) = override_dir else {
             return Budgets::embedded();
         };
+        super::check_dir(dir)?;
         let path = dir.join(FILE_NAME);
         match std::fs::read_to_string(&path) {
             Ok(t) => Budgets::from_yaml(&t, path.display().to_string()),

@@ -330,6 +330,78 @@ fn policy_err(source: &str, msg: impl Into<String>) -> Error {
     }
 }
 
+/// The PostgreSQL function list, built in. An override directory may hold the shipped copy (a
+/// copy of `policy/`), never another: the gate reads only the built-in one.
+const PG_CATALOG_FILE: &str = "pg_catalog_functions.tsv";
+
+/// The files an override policy directory may hold: one per tool, `common.yaml`,
+/// `endpoints.yaml`, `cooldown.yaml`, and the shipped PostgreSQL function list.
+pub fn known_files() -> Vec<String> {
+    Tool::ALL
+        .iter()
+        .map(|t| format!("{}.yaml", t.name()))
+        .chain(["common.yaml", "endpoints.yaml", cooldown::FILE_NAME, PG_CATALOG_FILE].map(String::from))
+        .collect()
+}
+
+/// An override policy directory exists, is a directory, and holds only files the policy knows
+/// (hidden entries aside), so a misnamed file (`docker.yml`) or a mistyped `policy:` path never
+/// leaves the embedded rules in force while the operator believes their own apply.
+pub fn check_dir(dir: &Path) -> Result<()> {
+    let shown = dir.display().to_string();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(policy_err(
+                &shown,
+                "is not a directory; `policy:` in tiershim.yaml names the directory that holds the override files",
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(policy_err(
+                &shown,
+                "the override directory `policy:` in tiershim.yaml names does not exist; create it with the files to override, or remove the key to use the embedded policy",
+            ));
+        }
+        Err(e) => return Err(policy_err(&shown, format!("cannot be read: {e}"))),
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| policy_err(&shown, format!("cannot be listed: {e}")))?;
+    let known = known_files();
+    let mut names: Vec<String> = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| policy_err(&shown, format!("cannot be listed: {e}")))?;
+        names.push(e.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    for name in names {
+        if name.starts_with('.') {
+            continue;
+        }
+        if !known.contains(&name) {
+            return Err(policy_err(
+                &dir.join(&name).display().to_string(),
+                format!(
+                    "is not a file the policy knows{}, so the gate would not read it and its rules would not apply; rename or remove it (the files: {})",
+                    crate::suggest::did_you_mean(&name, known.iter().map(String::as_str)),
+                    known.join(", ")
+                ),
+            ));
+        }
+        if name == PG_CATALOG_FILE {
+            let path = dir.join(&name);
+            let same = std::fs::metadata(&path).is_ok_and(|m| m.len() == crate::grammar::sql::PG_CATALOG.len() as u64)
+                && std::fs::read(&path).is_ok_and(|b| b == crate::grammar::sql::PG_CATALOG.as_bytes());
+            if !same {
+                return Err(policy_err(
+                    &path.display().to_string(),
+                    "differs from the built-in PostgreSQL function list, which is the one the gate reads (it is not read from an override directory); remove it",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Policy {
     /// The embedded default policy for `tool`, without examples (they were checked by the
     /// test suite and by `tiershim policy check`, not on every call).
@@ -373,13 +445,15 @@ impl Policy {
     }
 
     /// The policy a gated call uses: `<dir>/<tool>.yaml` from the override directory when it
-    /// has one (its examples must pass, or it does not load), else the embedded default; for
+    /// has one (its examples must pass, or it does not load), else the embedded default; the
+    /// directory must pass [`check_dir`]; for
     /// curl and gh also `<dir>/endpoints.yaml` when it is there (its examples for this tool must
     /// pass too).
     pub fn load(tool: Tool, override_dir: Option<&Path>) -> Result<Policy> {
         let Some(dir) = override_dir else {
             return Policy::embedded(tool);
         };
+        check_dir(dir)?;
         let read = |path: &Path| match std::fs::read_to_string(path) {
             Ok(t) => Ok(Some(t)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

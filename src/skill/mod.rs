@@ -321,7 +321,7 @@ pub fn load(c: &Candidate, need: Need) -> Result<Skill, Problem> {
     };
     let agent_skill = c.layout == Layout::AgentSkill;
     let parsed = match need {
-        Need::Patterns if !contains_ascii_ci(&text, "scope rules") => Parsed::default(),
+        Need::Patterns if !may_hold_rules(&text) => Parsed::default(),
         Need::Patterns => parse::parse_patterns(&text, agent_skill),
         Need::All => parse::parse(&text, agent_skill),
     };
@@ -345,6 +345,18 @@ fn read_text(p: &Path) -> Result<String, String> {
         return Err(format!("is larger than {MAX_FILE} bytes; not read"));
     }
     String::from_utf8(buf).map_err(|e| format!("is not UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// Whether a file can hold path rules, or a mistake about them: a Scope Rules section, or a
+/// `deny`/`allow` fence anywhere (under a misspelt heading it is an error, not nothing).
+fn may_hold_rules(text: &str) -> bool {
+    contains_ascii_ci(text, "scope rules")
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            let rest = l.trim_start_matches('`');
+            let rest = if rest.len() == l.len() { l.trim_start_matches('~') } else { rest };
+            l.len() - rest.len() >= 3 && matches!(rest.split_whitespace().next(), Some("deny" | "allow"))
+        })
 }
 
 fn contains_ascii_ci(hay: &str, needle: &str) -> bool {

@@ -145,15 +145,18 @@ fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
     let mut current: Option<(String, usize, usize)> = None; // name, heading line, text start
     let mut in_meta = false;
     let mut meta = String::new();
-    // The block being collected inside Scope Rules: `deny`/`allow`, its text, its first line.
-    let mut block: Option<(bool, String, usize)> = None;
+    // The block being collected inside Scope Rules.
+    let mut block: Option<Block> = None;
     // One entry per open list: ordered?
     let mut lists: Vec<bool> = Vec::new();
     // The bullets of Scope Rules being collected.
     let mut items: Vec<Bullet> = Vec::new();
     let mut tier_text = String::new();
     let mut saw_allow_block = false;
+    let mut saw_deny_block = false;
     let mut allow = Vec::new();
+    // What the bullets of Scope Rules held, judged once it is known whether a block exists.
+    let mut bullets: Vec<Bullet> = Vec::new();
 
     // Which section the events are in, worked out once per section heading.
     let mut in_scope = false;
@@ -202,21 +205,23 @@ fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
                     h.1.push_str(&t);
                 }
             }
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if in_scope => match info.split_whitespace().next() {
-                Some("deny") => block = Some((false, String::new(), line_of(text, range.start) + 1)),
-                Some("allow") => block = Some((true, String::new(), line_of(text, range.start) + 1)),
-                _ => {}
-            },
+            Event::Start(Tag::CodeBlock(kind)) => {
+                block = code_block(text, &kind, range.clone(), in_scope, &mut out.findings);
+                match block.as_ref().map(|b| b.allow) {
+                    Some(true) => saw_allow_block = true,
+                    Some(false) => saw_deny_block = true,
+                    None => {}
+                }
+            }
             Event::Text(t) if block.is_some() => {
                 if let Some(b) = block.as_mut() {
-                    b.1.push_str(&t);
+                    b.body.push_str(&t);
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((is_allow, body, first)) = block.take() {
-                    let mut patterns = block_patterns(&body, first, &mut out.findings);
-                    if is_allow {
-                        saw_allow_block = true;
+                if let Some(b) = block.take().filter(|b| b.closed) {
+                    let mut patterns = block_patterns(&b, &mut out.findings);
+                    if b.allow {
                         allow.append(&mut patterns);
                     } else {
                         out.deny.append(&mut patterns);
@@ -235,13 +240,13 @@ fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
             }
             Event::End(TagEnd::Item) if in_scope && !items.is_empty() && lists.last() == Some(&false) => {
                 if let Some(item) = items.pop() {
-                    prose_item(item, &mut out);
+                    bullets.push(item);
                 }
             }
             Event::Code(t) if in_scope && !items.is_empty() && lists.last() == Some(&false) => {
                 let line = line_of(text, range.start);
                 if let Some(item) = items.last_mut() {
-                    item.text.push_str(&t);
+                    item.text.push(SPAN);
                     item.spans.push((t.to_string(), line));
                 }
             }
@@ -265,16 +270,16 @@ fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
         });
     }
 
-    // Nested bullets end before their parent: put prose patterns back in reading order.
-    out.deny.sort_by_key(|p| (p.origin == Origin::Prose, p.line));
+    // Nested bullets end before their parent: judge the bullets in reading order.
+    bullets.sort_by_key(|b| b.line);
+    let has_block = saw_deny_block || saw_allow_block;
+    for b in bullets {
+        prose_item(b, has_block, &mut out);
+    }
     if saw_allow_block {
         out.allow = Some(allow);
     }
-    // A prose deny of a pattern the authoritative block also names is not news; a block makes
-    // prose advisory, so prose candidates are dropped when any block exists.
-    if out.deny.iter().any(|p| p.origin == Origin::Block) || saw_allow_block {
-        out.deny.retain(|p| p.origin == Origin::Block);
-    }
+    out.deny.sort_by_key(|p| (p.origin == Origin::Prose, p.line));
 
     if full {
         frontmatter(&meta, agent_skill, &mut out);
@@ -284,7 +289,8 @@ fn parse_as(text: &str, agent_skill: bool, full: bool) -> Parsed {
     out
 }
 
-/// A bullet of Scope Rules being read: its text, its line, and its code spans with their lines.
+/// A bullet of Scope Rules being read: its text (each code span as [`SPAN`]), its line, and its
+/// code spans with their lines.
 #[derive(Default)]
 struct Bullet {
     text: String,
@@ -292,76 +298,314 @@ struct Bullet {
     spans: Vec<(String, usize)>,
 }
 
-fn block_patterns(body: &str, first_line: usize, findings: &mut Vec<Finding>) -> Vec<Pattern> {
+/// Where a code span stood in a bullet's text.
+const SPAN: char = '\u{1}';
+
+/// The labels a fenced block of Scope Rules may carry.
+const LABELS: [&str; 2] = ["deny", "allow"];
+
+/// A `deny` or `allow` block of Scope Rules being read.
+struct Block {
+    allow: bool,
+    /// The line of the opening fence.
+    opened: usize,
+    /// Its closing fence was found (an unclosed block is an error and holds no patterns).
+    closed: bool,
+    body: String,
+}
+
+impl Block {
+    fn label(&self) -> &'static str {
+        if self.allow { "allow" } else { "deny" }
+    }
+}
+
+/// A fenced block's last line is a closing fence: the fence character of the opening, at least
+/// as many of it, and nothing else (CommonMark 4.5). Without one the block runs to the end of
+/// the document, and everything after the opening would be read as patterns.
+fn fence_closed(element: &str) -> bool {
+    let mut lines = element.trim_end_matches(['\n', '\r']).lines();
+    let Some(open) = lines.next().map(str::trim_start) else {
+        return false;
+    };
+    let Some(c) = open.chars().next().filter(|c| matches!(c, '`' | '~')) else {
+        return false;
+    };
+    let n = open.chars().take_while(|x| *x == c).count();
+    lines.next_back().is_some_and(|last| {
+        let last = last.trim();
+        last.chars().count() >= n && last.chars().all(|x| x == c)
+    })
+}
+
+/// A code block: inside Scope Rules, a `deny` or `allow` block to read; anything else there (an
+/// unclosed block, another label, an indented block) is an error, as is a `deny` or `allow`
+/// block outside Scope Rules, because a rule the author wrote would silently not apply.
+fn code_block(text: &str, kind: &CodeBlockKind, range: Range<usize>, in_scope: bool, findings: &mut Vec<Finding>) -> Option<Block> {
+    let line = line_of(text, range.start);
+    let label = match kind {
+        CodeBlockKind::Fenced(info) => info.split_whitespace().next().unwrap_or("").to_string(),
+        CodeBlockKind::Indented => {
+            if in_scope {
+                findings.push(Finding::error(format!(
+                    "line {line}: an indented code block in Scope Rules is not read as rules; put path patterns in a ```deny (or ```allow) block"
+                )));
+            }
+            return None;
+        }
+    };
+    let known = LABELS.contains(&label.as_str());
+    if !in_scope {
+        if known {
+            findings.push(Finding::error(format!(
+                "line {line}: a ```{label} block outside `## Scope Rules` is not enforced; move it under the `## Scope Rules` heading"
+            )));
+        }
+        return None;
+    }
+    if !known {
+        let what = if label.is_empty() {
+            "a fenced block without a label".to_string()
+        } else {
+            format!("a ```{label} block")
+        };
+        findings.push(Finding::error(format!(
+            "line {line}: {what} in Scope Rules is neither `deny` nor `allow`{}, so the gate cannot enforce it; label it ```deny or ```allow, or move it out of Scope Rules",
+            crate::suggest::did_you_mean(&label, LABELS)
+        )));
+        return None;
+    }
+    let closed = fence_closed(text.get(range).unwrap_or(""));
+    if !closed {
+        findings.push(Finding::error(format!(
+            "line {line}: the ```{label} block opened here is never closed, so the rest of the file would be read as its patterns; add a line ``` after its last pattern"
+        )));
+    }
+    Some(Block {
+        allow: label == "allow",
+        opened: line,
+        closed,
+        body: String::new(),
+    })
+}
+
+fn block_patterns(b: &Block, findings: &mut Vec<Finding>) -> Vec<Pattern> {
     let mut out = Vec::new();
-    for (i, raw) in body.lines().enumerate() {
+    let first_line = b.opened + 1;
+    // Another fence inside the block: this block was not closed where its author meant, and
+    // what follows its patterns (prose, the next block) was read into it. That is the error to
+    // report; the lines after it are its consequence.
+    if let Some((i, line)) = b
+        .body
+        .lines()
+        .map(str::trim)
+        .enumerate()
+        .find(|(_, l)| l.starts_with("```") || l.starts_with("~~~"))
+    {
+        findings.push(Finding::error(format!(
+            "line {}: {line} is inside the ```{} block opened at line {}, which was not closed before it; add a line ``` after its last pattern",
+            first_line + i,
+            b.label(),
+            b.opened
+        )));
+        return out;
+    }
+    for (i, raw) in b.body.lines().enumerate() {
         let line = raw.trim();
+        let at = first_line + i;
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(why) = not_a_pattern(line) {
+            findings.push(Finding::error(format!(
+                "line {at}: `{line}` in the ```{} block opened at line {} is not a pattern ({why}); a block holds one gitignore pattern per line: close it with ``` before prose, or make the line a `# comment`",
+                b.label(),
+                b.opened
+            )));
             continue;
         }
         if line.starts_with('!') {
             findings.push(Finding::warn(format!(
-                "line {}: `{line}` negates a pattern; negation could only remove a deny, so it is ignored",
-                first_line + i
+                "line {at}: `{line}` negates a pattern; negation could only remove a deny, so it is ignored"
             )));
             continue;
         }
         out.push(Pattern {
             text: line.to_string(),
             origin: Origin::Block,
-            line: first_line + i,
+            line: at,
         });
     }
     out
 }
 
-/// One bullet of Scope Rules: its code spans that look like paths become deny patterns; a
-/// bullet with none is prose the gate cannot enforce, and is reported.
-fn prose_item(Bullet { text, line, spans }: Bullet, out: &mut Parsed) {
+/// Why a line of a block cannot be a gitignore pattern as written: prose, markup, a URL.
+fn not_a_pattern(line: &str) -> Option<&'static str> {
+    let unescaped_space = line.char_indices().any(|(i, c)| c.is_whitespace() && !line[..i].ends_with('\\'));
+    if unescaped_space {
+        Some("it holds a space; escape a space in a file name as `\\ `")
+    } else if line.contains('`') {
+        Some("it holds a backtick")
+    } else if line.contains("://") {
+        Some("it is a URL")
+    } else if line.chars().any(char::is_control) {
+        Some("it holds a control character")
+    } else {
+        None
+    }
+}
+
+/// What an inline code span in a Scope Rules bullet is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Span {
+    /// A path pattern.
+    Pattern,
+    /// Not a path at all (a command, a keyword, a label, a URL): the bullet is about something
+    /// the gate does not judge by path.
+    NotAPath,
+    /// Shaped like a path, but not one a pattern can match as written: the reason.
+    Broken(&'static str),
+}
+
+/// Judge an inline code span of a Scope Rules bullet. A path pattern is one word of path
+/// characters with a slash, a dot or a glob (`ie.yaml`, `**/inventory/*.yaml`, `wireguard/`), or
+/// a capitalised file name (`Caddyfile`). A word shaped like a path that a pattern cannot match
+/// as written (`$HOME/.ssh/`, `~/.kube/config`, `<repo>/ci.yml`, `../secrets/`) is broken.
+/// Anything else (`docker rm`, `INSERT`, `deploy`, `--force`, a URL) is not a path: upstream
+/// skills put rules about actions in the same bullets.
+pub fn classify_span(s: &str) -> Span {
+    if s.is_empty() || s.chars().any(char::is_whitespace) || s.starts_with('-') || s.contains("://") || s.len() > 4096 {
+        return Span::NotAPath;
+    }
+    let path_char = |c: char| c.is_ascii_alphanumeric() || "._-/*?[]{}!+@^,".contains(c);
+    let shaped = s.contains(['/', '*', '?', '[']) || s.contains('.');
+    if !shaped {
+        let mut chars = s.chars();
+        let file_name = chars.next().is_some_and(|c| c.is_ascii_uppercase()) && s.len() > 3 && chars.all(|c| c.is_ascii_lowercase());
+        return if file_name { Span::Pattern } else { Span::NotAPath };
+    }
+    if s.contains('$') {
+        return Span::Broken("it names a variable, which the gate does not expand");
+    }
+    if s.starts_with('~') {
+        return Span::Broken("`~` is not expanded: a pattern is relative to the repository root");
+    }
+    if s.contains(['<', '>']) {
+        return Span::Broken("it holds a placeholder");
+    }
+    if s.split('/').any(|c| c == "..") {
+        return Span::Broken("`..` climbs out of the repository, where no changed file can be");
+    }
+    if !s.chars().all(path_char) {
+        return Span::Broken("it holds a character a path pattern here cannot hold (quotes, `\\`, `;`, `|`, `&`, `=`, `%`, `:`)");
+    }
+    Span::Pattern
+}
+
+/// Whether an inline code span in a Scope Rules bullet is a path pattern.
+pub fn looks_like_path(s: &str) -> bool {
+    classify_span(s) == Span::Pattern
+}
+
+/// One bullet of Scope Rules. Without a block in the section (prose is authoritative), its code
+/// spans that are path patterns become deny patterns, a span shaped like a path that cannot be
+/// one is an error, and each item of the bullet that names no path ("DNS records", "password
+/// files") is reported as something the gate cannot enforce. With a block, bullets are advice:
+/// a pattern the block lacks is reported.
+fn prose_item(Bullet { text, line, spans }: Bullet, has_block: bool, out: &mut Parsed) {
     let mut found = false;
-    for (span, span_line) in spans {
+    for (span, span_line) in &spans {
         let s = span.trim();
-        if looks_like_path(s) {
-            found = true;
-            if s.starts_with('!') {
-                continue;
+        match classify_span(s) {
+            Span::Pattern => {
+                found = true;
+                if s.starts_with('!') {
+                    continue;
+                }
+                if has_block {
+                    out.findings.push(Finding::warn(format!(
+                        "line {span_line}: `{s}` in a bullet is not enforced: a ```deny or ```allow block in Scope Rules makes bullets advice; add it to the ```deny block if it is a rule"
+                    )));
+                } else {
+                    out.deny.push(Pattern {
+                        text: s.to_string(),
+                        origin: Origin::Prose,
+                        line: *span_line,
+                    });
+                }
             }
-            out.deny.push(Pattern {
-                text: s.to_string(),
-                origin: Origin::Prose,
-                line: span_line,
-            });
-        } else {
-            out.findings.push(Finding::warn(format!(
-                "line {span_line}: `{s}` in Scope Rules is not a path pattern; it is not enforced by the gate"
-            )));
+            Span::Broken(why) if !has_block => {
+                found = true;
+                out.findings.push(Finding::error(format!(
+                    "line {span_line}: `{s}` in Scope Rules cannot be a path pattern ({why}); write the path relative to the repository root, as gitignore does (`secrets/`, `**/*.pem`)"
+                )));
+            }
+            Span::Broken(_) | Span::NotAPath => {
+                out.findings.push(Finding::warn(format!(
+                    "line {span_line}: `{s}` in Scope Rules is not a path pattern; it is not enforced by the gate"
+                )));
+            }
         }
     }
+    if has_block {
+        return;
+    }
+    let excerpt = |t: &str| -> String {
+        let t: String = t.replace(SPAN, "…").split_whitespace().collect::<Vec<_>>().join(" ");
+        t.chars().take(80).collect()
+    };
     if !found {
-        let excerpt: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let excerpt: String = excerpt.chars().take(80).collect();
         out.findings.push(Finding::warn(format!(
-            "line {line}: rule \"{excerpt}\" names no path; the gate cannot enforce it (write paths in a ```deny block)"
+            "line {line}: rule \"{}\" names no path; the gate cannot enforce it (write paths in a ```deny block)",
+            excerpt(&text)
+        )));
+        return;
+    }
+    for item in unenforced_items(&text) {
+        out.findings.push(Finding::warn(format!(
+            "line {line}: \"{}\" names no path; the gate cannot enforce it (name the files it means as patterns, or in a ```deny block)",
+            excerpt(&item)
         )));
     }
 }
 
-/// Whether an inline code span in a Scope Rules bullet is a path pattern: one word of path
-/// characters that has a slash, a dot or a glob, or is a capitalised file name such as
-/// `Caddyfile`. Placeholders (`<name>`), commands (`docker rm`), variables and URLs are not.
-pub fn looks_like_path(s: &str) -> bool {
-    if s.is_empty() || s.len() > 4096 || s.contains("://") || s.starts_with('-') {
-        return false;
+/// The items of a bullet that names some paths which name none themselves: the bullet's text
+/// after its label (`**Secrets**:`), cut at commas and semicolons outside parentheses, and the
+/// items holding no code span (`DNS records`, `password files`).
+fn unenforced_items(text: &str) -> Vec<String> {
+    let body = match (text.find(':'), text.find(SPAN)) {
+        (Some(colon), Some(span)) if colon < span => &text[colon + 1..],
+        _ => text,
+    };
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut cur = String::new();
+    for c in body.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            ',' | ';' if depth == 0 => {
+                items.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
     }
-    let ok = |c: char| c.is_ascii_alphanumeric() || "._-/*?[]{}!+@~^,".contains(c);
-    if !s.chars().all(ok) {
-        return false;
-    }
-    if s.contains(['/', '.', '*', '?', '[']) {
-        return true;
-    }
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_uppercase()) && s.len() > 3 && chars.all(|c| c.is_ascii_lowercase())
+    items.push(cur);
+    items
+        .into_iter()
+        .map(|i| {
+            let i = i.trim().trim_end_matches('.').trim();
+            let i = i.strip_prefix("or ").or_else(|| i.strip_prefix("and ")).unwrap_or(i);
+            i.trim().to_string()
+        })
+        .filter(|i| {
+            !i.contains(SPAN)
+                && i.chars().any(char::is_alphanumeric)
+                && !matches!(i.to_ascii_lowercase().as_str(), "etc" | "and so on" | "or similar")
+        })
+        .collect()
 }
 
 fn frontmatter(meta: &str, agent_skill: bool, out: &mut Parsed) {
@@ -576,6 +820,11 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         // placeholder (not in a bullet) are neither patterns nor findings about bullets.
         let msgs: Vec<&str> = p.findings.iter().map(|f| f.message.as_str()).collect();
         assert!(msgs.iter().any(|m| m.contains("DNS records at the registrar")), "{msgs:?}");
+        // So are the items of a bullet that name no path among items that do (DESIGN §7).
+        for item in ["\"DNS records\" names no path", "\"password files\" names no path"] {
+            assert!(msgs.iter().any(|m| m.contains(item)), "{item} in {msgs:?}");
+        }
+        assert!(!msgs.iter().any(|m| m.contains("Caddy configs")), "{msgs:?}");
         assert!(!msgs.iter().any(|m| m.contains("SCOPE VIOLATION")), "{msgs:?}");
         assert!(p.findings.iter().all(|f| f.level == Level::Warning), "{msgs:?}");
         let names: Vec<&str> = p.sections.iter().map(|s| s.name.as_str()).collect();
@@ -608,6 +857,134 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         let text = "# Skill: x\n\n## Execution\n\n```deny\nall.yaml\n```\n\n- `outside.yaml`\n\n## Scope Rules\n\n1. `numbered.yaml`\n- `bullet.yaml`\n  - nested `deep/*.yaml`\n";
         let p = parse(text, false);
         assert_eq!(texts(&p.deny), vec!["bullet.yaml", "deep/*.yaml"]);
+        // The block under another heading is an error: its author meant it as a rule.
+        assert_eq!(
+            errors(&p),
+            vec!["line 5: a ```deny block outside `## Scope Rules` is not enforced; move it under the `## Scope Rules` heading"]
+        );
+    }
+
+    fn errors(p: &Parsed) -> Vec<&str> {
+        p.findings
+            .iter()
+            .filter(|f| f.level == Level::Error)
+            .map(|f| f.message.as_str())
+            .collect()
+    }
+
+    const SCOPE: &str = "# Skill: x\n\n## Scope Rules\n\n";
+
+    #[test]
+    fn an_unclosed_deny_block_is_an_error_and_does_not_swallow_the_allow_list() {
+        // The closing fence of the deny block deleted: the allow block's opening line and its
+        // patterns would be read as deny patterns, and the allow-list would disappear.
+        let text = format!("{SCOPE}```deny\n*.yaml\nDockerfile*\n\n```allow\nchecks/*.md\n```\n\n## Dry-Run Behavior\n\nNothing.\n");
+        let p = parse(&text, false);
+        assert_eq!(
+            errors(&p),
+            vec![
+                "line 9: ```allow is inside the ```deny block opened at line 5, which was not closed before it; add a line ``` after its last pattern"
+            ]
+        );
+        assert_eq!(p.allow, None);
+        // Truly unclosed: it would run to the end of the file.
+        let text = format!("{SCOPE}```deny\n*.yaml\n\n## Dry-Run Behavior\n\nWhen dry-run is on, nothing runs.\n");
+        let p = parse(&text, false);
+        assert_eq!(
+            errors(&p),
+            vec![
+                "line 5: the ```deny block opened here is never closed, so the rest of the file would be read as its patterns; add a line ``` after its last pattern"
+            ]
+        );
+        assert_eq!(texts(&p.deny), Vec::<&str>::new());
+        // A longer closing fence closes it; a shorter one does not.
+        assert!(errors(&parse(&format!("{SCOPE}````deny\n*.pem\n`````\n"), false)).is_empty());
+        assert_eq!(errors(&parse(&format!("{SCOPE}````deny\n*.pem\n```\n"), false)).len(), 1);
+        assert!(errors(&parse(&format!("{SCOPE}~~~allow\nchecks/*.md\n~~~\n"), false)).is_empty());
+    }
+
+    #[test]
+    fn an_unknown_fence_label_in_scope_rules_is_an_error_with_a_suggestion() {
+        let p = parse(&format!("{SCOPE}```dney\n*.pem\n```\n"), false);
+        assert_eq!(
+            errors(&p),
+            vec![
+                "line 5: a ```dney block in Scope Rules is neither `deny` nor `allow` (did you mean `deny`?), so the gate cannot enforce it; label it ```deny or ```allow, or move it out of Scope Rules"
+            ]
+        );
+        assert!(p.deny.is_empty());
+        let p = parse(&format!("{SCOPE}```\n*.pem\n```\n\n    indented.yaml\n"), false);
+        let e = errors(&p);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(
+            e[0].starts_with("line 5: a fenced block without a label in Scope Rules is neither"),
+            "{e:?}"
+        );
+        assert!(
+            e[1].starts_with("line 9: an indented code block in Scope Rules is not read as rules"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn prose_inside_a_block_is_an_error_naming_its_line() {
+        let p = parse(
+            &format!("{SCOPE}```deny\n# comments are fine\n*.pem\nNever change secrets\nmy\\ file.txt\nhttps://example.com/x\n```\n"),
+            false,
+        );
+        let e = errors(&p);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(
+            e[0].starts_with("line 8: `Never change secrets` in the ```deny block opened at line 5 is not a pattern (it holds a space"),
+            "{e:?}"
+        );
+        assert!(
+            e[1].starts_with("line 10: `https://example.com/x` in the ```deny block opened at line 5 is not a pattern (it is a URL)"),
+            "{e:?}"
+        );
+        assert_eq!(texts(&p.deny), vec!["*.pem", "my\\ file.txt"]);
+    }
+
+    #[test]
+    fn a_bullet_span_shaped_like_a_path_that_cannot_be_a_pattern_is_an_error() {
+        let p = parse(
+            &format!(
+                "{SCOPE}- `$HOME/.ssh/*`, `~/.kube/config`\n- `<repo>/ci.yml` and `../secrets/`\n- never run `docker rm -f`, `INSERT` or `deploy`\n"
+            ),
+            false,
+        );
+        let e = errors(&p);
+        assert_eq!(e.len(), 4, "{e:?}");
+        assert!(
+            e[0].starts_with("line 5: `$HOME/.ssh/*` in Scope Rules cannot be a path pattern (it names a variable"),
+            "{e:?}"
+        );
+        assert!(e[1].contains("`~/.kube/config`") && e[1].contains("`~` is not expanded"), "{e:?}");
+        assert!(e[2].contains("`<repo>/ci.yml`") && e[2].contains("placeholder"), "{e:?}");
+        assert!(e[3].contains("`../secrets/`") && e[3].contains("`..` climbs out"), "{e:?}");
+        // Commands and keywords are about actions, not paths: reported, not errors.
+        let warned: Vec<&str> = p
+            .findings
+            .iter()
+            .filter(|f| f.level == Level::Warning)
+            .map(|f| f.message.as_str())
+            .collect();
+        for w in ["`docker rm -f`", "`INSERT`", "`deploy`"] {
+            assert!(
+                warned.iter().any(|m| m.contains(w) && m.contains("not a path pattern")),
+                "{w}: {warned:?}"
+            );
+        }
+        // With a block, bullets are advice: nothing in them is an error, and a pattern the block
+        // lacks is pointed out.
+        let p = parse(&format!("{SCOPE}- `$HOME/x/*` and `extra.yaml`\n\n```deny\n*.pem\n```\n"), false);
+        assert!(errors(&p).is_empty(), "{:?}", p.findings);
+        assert!(
+            p.findings
+                .iter()
+                .any(|f| f.message.contains("`extra.yaml` in a bullet is not enforced"))
+        );
+        assert_eq!(texts(&p.deny), vec!["*.pem"]);
     }
 
     #[test]

@@ -149,10 +149,20 @@ fn an_override_policy_that_passes_its_examples_is_used() {
 #[test]
 fn odd_tier_values_in_the_environment_mean_tier_1_and_the_log_says_why() {
     let env = TestEnv::new(3, "");
-    for v in ["0", "4", "2a", " 2", "", "3 ", "two", "-1", "02"] {
+    for v in ["0", "4", "2a", " 2", "", "3 ", "two", "-1", "02", "banana"] {
         let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", v)]);
         assert_eq!(r.code(), 77, "CLAUDEOPS_TIER={v:?}: {}", r.stderr());
-        assert!(r.stderr().contains("(this agent is tier 1)"), "{v:?}: {}", r.stderr());
+        let shown = if v.is_empty() || v.contains(' ') {
+            format!("'{v}'")
+        } else {
+            v.to_string()
+        };
+        assert!(
+            r.stderr()
+                .contains(&format!("(this agent is tier 1: CLAUDEOPS_TIER={shown} is not 1, 2 or 3)")),
+            "{v:?}: {}",
+            r.stderr()
+        );
         let rec = env.last_audit();
         assert_eq!(rec["tier"]["effective"], 1, "{v:?}");
         assert!(

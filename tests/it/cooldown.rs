@@ -229,13 +229,33 @@ fn a_dry_run_says_whether_the_budget_would_allow_the_call_and_records_nothing() 
         (rec["verdict"].as_str(), &rec["cooldown"]["recorded"]),
         (Some("dry-run"), &json!(false))
     );
-    // Spent: the dry run is refused like the call would be.
-    write_state(&state, &json!({"services": {"api": {"restart_timestamps": [ago(600), ago(300)]}}}));
+    // Spent: still a dry run (exit 0, nothing run or recorded), and the line says the budget
+    // would refuse the call and when it would be allowed.
+    let (first, second) = (ago(600), ago(300));
+    write_state(&state, &json!({"services": {"api": {"restart_timestamps": [first, second]}}}));
+    let before = std::fs::read(&state).unwrap();
     let r = env.run(
         "docker",
         &["restart", "api"],
         &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")],
     );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(
+        r.stderr(),
+        format!(
+            "[skill:container-ops] DRY RUN: would run: docker restart api\n\
+             [skill:container-ops] DRY RUN: cooldown: api 2/2 restarts in the last 4h; the budget of api would refuse this \
+             call without dry-run (next allowed at {}) (nothing recorded)\n",
+            plus(&first, 4 * 3600)
+        )
+    );
+    assert_eq!(std::fs::read(&state).unwrap(), before);
+    assert_eq!(env.received("docker"), None);
+    let rec = env.last_audit();
+    assert_eq!(rec["verdict"], "dry-run");
+    assert_eq!(rec["cooldown"]["budgets"][0]["allowed"], false);
+    // Without dry-run the same call is refused.
+    let r = run(&env, "docker", &["restart", "api"], 2);
     assert_eq!(r.code(), 77, "{}", r.stderr());
     assert!(r.stderr().contains("REFUSED: cooldown for api — 2/2 restarts"), "{}", r.stderr());
 }
@@ -485,6 +505,15 @@ fn a_call_that_fails_before_exec_records_nothing() {
     assert_eq!(r.code(), 78, "{}", r.stderr());
     assert_eq!(env.received("docker"), None);
     assert_eq!(std::fs::read(&state).unwrap(), before);
+    // The real tool cannot be executed (exec fails after the lock was released): 70, and the
+    // count is taken back under the lock again, keeping what others counted.
+    let (env, state) = install(None, "");
+    write_state(&state, &json!({"services": {"web": {"restart_timestamps": [ago(60)]}}}));
+    crate::harness::write_exec(&env.real.join("docker"), "\u{7f}ELF not a program");
+    let r = run(&env, "docker", &["restart", "api"], 2);
+    assert_eq!(r.code(), 70, "{}", r.stderr());
+    assert_eq!(restarts(&state, "api"), Vec::<String>::new());
+    assert_eq!(restarts(&state, "web").len(), 1);
 }
 
 #[test]
@@ -743,4 +772,156 @@ fn over_ssh_the_project_comes_from_the_cd_in_front() {
     let r = run(&env, "ssh", &["ie01", "docker compose restart jellyfin"], 2);
     assert_eq!(r.code(), 77, "{}", r.stderr());
     assert!(r.stderr().contains("name it with -p"), "{}", r.stderr());
+}
+
+/// Wait until process `pid` is blocked writing to a pipe (its stderr, which nobody reads).
+fn blocked_on_pipe(pid: u32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+        if wchan.ends_with("pipe_write") {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the gate never blocked on its stderr (wchan {wchan:?})"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A pipe filled to capacity, whose reader does not read: a write to it blocks. Returns the
+/// reader, to drain it later, and the write end.
+fn full_pipe() -> (std::io::PipeReader, std::io::PipeWriter) {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let cap = unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    assert!(cap > 0);
+    writer.write_all(&vec![b'x'; cap as usize]).unwrap();
+    (reader, writer)
+}
+
+#[test]
+fn a_gate_blocked_on_the_agents_full_stderr_holds_no_lock() {
+    // `{ seq 1 100000 & sleep 1; docker restart api; } 2>&1 | sleep 60`: the gate's stderr is a
+    // full pipe nobody reads.
+    let (env, state) = install(None, "cooldown_lock_wait: 1\n");
+    let lock = tiershim::cooldown::store::lock_path(&state);
+    for (service, spent) in [("api", false), ("db", true)] {
+        if spent {
+            write_state(&state, &json!({"services": {"db": {"restart_timestamps": [ago(600), ago(300)]}}}));
+        }
+        let (mut reader, writer) = full_pipe();
+        let mut child = env
+            .cmd("docker", &["restart", service])
+            .env("CLAUDEOPS_TIER", "2")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .spawn()
+            .unwrap();
+        blocked_on_pipe(child.id());
+        // While it is blocked the state file's lock is free, and another agent's restart is
+        // counted and runs.
+        let f = std::fs::OpenOptions::new().read(true).write(true).open(&lock).unwrap();
+        let held = nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusiveNonblock);
+        assert!(held.is_ok(), "{service}: the blocked gate holds the lock");
+        drop(held);
+        let r = run(&env, "docker", &["restart", "web"], 2);
+        assert_eq!(r.code(), 0, "{service}: {}", r.stderr());
+        // Once its stderr drains, the blocked call ends as it would have.
+        let drain = std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            std::io::Read::read_to_end(&mut reader, &mut sink).unwrap();
+            String::from_utf8_lossy(&sink).into_owned()
+        });
+        let status = child.wait().unwrap();
+        let text = drain.join().unwrap();
+        if spent {
+            assert_eq!(status.code(), Some(77), "{text}");
+            assert!(text.contains("REFUSED: cooldown for db — 2/2 restarts"), "{text}");
+            assert_eq!(restarts(&state, "db").len(), 2);
+        } else {
+            assert_eq!(status.code(), Some(0), "{text}");
+            assert!(text.ends_with("[skill:container-ops] Using: docker (CLI)\n"), "{text}");
+            assert_eq!(restarts(&state, "api").len(), 1);
+        }
+    }
+    assert_eq!(restarts(&state, "web").len(), 1);
+}
+
+#[test]
+fn a_restart_the_daemon_fails_still_spends_the_budget() {
+    // Claude Ops counts every remediation attempt, successful or failed; the gate is gone after
+    // exec and cannot see the outcome, so the attempt is what it counts.
+    let (env, state) = install(None, "");
+    crate::harness::write_exec(
+        &env.real.join("docker"),
+        "#!/bin/sh\necho 'Error response from daemon: Cannot restart container api' >&2\nexit 1\n",
+    );
+    for _ in 0..2 {
+        let r = run(&env, "docker", &["restart", "api"], 2);
+        assert_eq!(r.code(), 1, "{}", r.stderr());
+        assert!(r.stderr().contains("Error response from daemon"), "{}", r.stderr());
+    }
+    assert_eq!(restarts(&state, "api").len(), 2);
+    let r = run(&env, "docker", &["restart", "api"], 2);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("REFUSED: cooldown for api — 2/2 restarts"), "{}", r.stderr());
+}
+
+#[test]
+fn a_compose_service_with_a_container_name_is_one_budget_with_that_container() {
+    // `compose restart api` ×2 plus `docker restart shop-api` ×2 was four restarts in a 2-per-4h
+    // window.
+    let (env, state) = install(None, "");
+    let work = env.path("shop");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join("compose.yaml"),
+        "services:\n  api: {image: app, container_name: shop-api}\n  db: {image: pg}\n",
+    )
+    .unwrap();
+    assert_eq!(run_in(&env, &work, &["compose", "restart", "api"], 2).code(), 0);
+    assert_eq!(run(&env, "docker", &["restart", "shop-api"], 2).code(), 0);
+    assert_eq!(restarts(&state, "shop-api").len(), 2);
+    let tmp = env.path("");
+    for (dir, args) in [
+        (&work, &["compose", "restart", "api"][..]),
+        (&work, &["compose", "-p", "other", "restart", "api"]),
+        (&tmp, &["compose", "-f", "shop/compose.yaml", "stop", "api"]),
+        (&tmp, &["restart", "shop-api"]),
+    ] {
+        let r = run_in(&env, dir, args, 2);
+        assert_eq!(r.code(), 77, "{args:?}: {}", r.stderr());
+        assert!(
+            r.stderr().contains("REFUSED: cooldown for shop-api — 2/2 restarts"),
+            "{args:?}: {}",
+            r.stderr()
+        );
+    }
+    // A service without one keeps its compose key.
+    assert_eq!(run_in(&env, &work, &["compose", "restart", "db"], 2).code(), 0);
+    assert_eq!(restarts(&state, "shop/db").len(), 1);
+    // A later file overrides the name, as compose merges them.
+    std::fs::write(
+        work.join("compose.override.yaml"),
+        "services:\n  api: {container_name: shop-api-2}\n",
+    )
+    .unwrap();
+    assert_eq!(run_in(&env, &work, &["compose", "restart", "api"], 2).code(), 0);
+    assert_eq!(restarts(&state, "shop-api-2").len(), 1);
+    // A name the gate cannot read refuses below tier 3.
+    std::fs::write(
+        work.join("compose.override.yaml"),
+        "services:\n  api: {container_name: \"${API_NAME}\"}\n",
+    )
+    .unwrap();
+    env.forget("docker");
+    let r = run_in(&env, &work, &["compose", "restart", "api"], 2);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("`container_name:` of service `api`"), "{}", r.stderr());
+    assert!(r.stderr().contains("uses interpolation the gate does not do"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
 }

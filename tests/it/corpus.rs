@@ -1,7 +1,9 @@
 //! The data-driven corpus: `tests/cases/<tool>.yaml`, each case an argv with a tier, optional
 //! caller env, pinned env and dry-run, and the verdict and rule expected. Every case runs through
 //! the real linked binary with stub real tools: an allowed case must reach the stub with exactly
-//! the expected argv; a refused or dry-run case must never reach it.
+//! the expected argv; a refused or dry-run case must never reach it. Every case also runs through
+//! `tiershim explain --config` of the same tier, with the same environment, working directory and
+//! stdin, which must reach the gate's verdict, rule and exit.
 
 use std::collections::BTreeMap;
 
@@ -109,26 +111,27 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
     let mut cmd = env.cmd(tool, &args);
     cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    if case.repo {
-        cmd.current_dir(repo_fixture(&env));
-    }
-    let out = match &case.stdin {
-        None => cmd.output().map_err(|e| format!("spawn: {e}"))?,
-        Some(text) => {
-            use std::io::Write;
-            let mut child = cmd
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("spawn: {e}"))?;
-            let mut input = child.stdin.take().ok_or("stdin")?;
-            // The gate may refuse before reading all of it; a broken pipe is fine.
-            let _ = input.write_all(text.as_bytes());
-            drop(input);
-            child.wait_with_output().map_err(|e| format!("wait: {e}"))?
-        }
+    let cwd = if case.repo {
+        repo_fixture(&env)
+    } else {
+        env.tmp.path().to_path_buf()
     };
+    cmd.current_dir(&cwd);
+    let out = output(cmd, case.stdin.as_deref())?;
+    // The same call through `tiershim explain --config` of that tier, with the same
+    // environment, working directory and stdin: the same verdict, rule and exit.
+    let mut ex = std::process::Command::new(crate::harness::bin());
+    ex.args(["explain", "--json", "--config"])
+        .arg(env.config_path())
+        .arg("--")
+        .arg(tool)
+        .args(&args)
+        .env_clear()
+        .env("PATH", &env.dir)
+        .env("HOME", env.tmp.path())
+        .current_dir(&cwd)
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let explained = output(ex, case.stdin.as_deref())?;
     let code = out.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let record = env
@@ -141,6 +144,22 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     let mut problems = Vec::new();
     if got_verdict != case.verdict || got_rule != case.rule {
         problems.push(format!("got {got_verdict} by {got_rule}, want {} by {}", case.verdict, case.rule));
+    }
+    match serde_json::from_slice::<serde_json::Value>(&explained.stdout) {
+        Ok(v) => {
+            let (ev, er) = (v["verdict"].as_str().unwrap_or("?"), v["rule"].as_str().unwrap_or("?"));
+            let ecode = explained.status.code().unwrap_or(-1);
+            if ev != got_verdict || er != got_rule || ecode != code {
+                problems.push(format!(
+                    "explain says {ev} by {er} (exit {ecode}), the gate {got_verdict} by {got_rule} (exit {code})"
+                ));
+            }
+        }
+        Err(e) => problems.push(format!(
+            "explain printed no JSON ({e}), exit {:?}: {}",
+            explained.status.code(),
+            String::from_utf8_lossy(&explained.stderr)
+        )),
     }
     match case.verdict.as_str() {
         "allow" => {
@@ -196,6 +215,28 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
 }
 
+/// Run `cmd` with `stdin` piped in (or nothing), its output captured.
+fn output(mut cmd: std::process::Command, stdin: Option<&str>) -> Result<std::process::Output, String> {
+    use std::io::Write;
+    use std::process::Stdio;
+    match stdin {
+        None => cmd.stdin(Stdio::null()).output().map_err(|e| format!("spawn: {e}")),
+        Some(text) => {
+            let mut child = cmd
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("spawn: {e}"))?;
+            let mut input = child.stdin.take().ok_or("stdin")?;
+            // The gate may refuse before reading all of it; a broken pipe is fine.
+            let _ = input.write_all(text.as_bytes());
+            drop(input);
+            child.wait_with_output().map_err(|e| format!("wait: {e}"))
+        }
+    }
+}
+
 fn run_tool(tool: &str) -> usize {
     let cases = load(tool);
     let mut failures = Vec::new();
@@ -247,78 +288,6 @@ fn corpus_git() {
 #[test]
 fn corpus_ssh() {
     run_tool("ssh");
-}
-
-/// The same cases through `tiershim explain --json --config FILE`: the decision without the gate
-/// around it must be the same one.
-#[test]
-fn corpus_ssh_through_explain() {
-    let cases = load("ssh");
-    let mut failures = Vec::new();
-    // One install per distinct config: explain only reads the file.
-    let mut envs: BTreeMap<String, TestEnv> = BTreeMap::new();
-    for (i, case) in cases.iter().enumerate() {
-        if !case.env.is_empty() {
-            continue; // explain takes no caller environment
-        }
-        let extra = match &case.hosts {
-            Some(h) => format!("hosts: {}\n", serde_json::to_string(h).unwrap_or_default()),
-            None => String::new(),
-        };
-        let ceiling = case.ceiling.unwrap_or(3);
-        let env = envs
-            .entry(format!("{ceiling}\n{extra}"))
-            .or_insert_with(|| TestEnv::new(ceiling, &extra));
-        let mut cmd = std::process::Command::new(crate::harness::bin());
-        cmd.arg("explain")
-            .arg("--json")
-            .arg("--config")
-            .arg(env.config_path())
-            .arg("--tier")
-            .arg(case.tier.to_string());
-        if case.dry_run {
-            cmd.arg("--dry-run");
-        }
-        let out = cmd
-            .arg("--")
-            .arg("ssh")
-            .args(&case.argv)
-            .env_remove("CLAUDEOPS_TIER")
-            .env_remove("CLAUDEOPS_DRY_RUN")
-            .output()
-            .unwrap();
-        let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!(
-                    "  #{i} {:?}: no JSON ({e}): {}",
-                    case.argv,
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-                continue;
-            }
-        };
-        let (verdict, rule) = (v["verdict"].as_str().unwrap_or("?"), v["rule"].as_str().unwrap_or("?"));
-        let want_code = if case.verdict == "refuse" { 77 } else { 0 };
-        if verdict != case.verdict || rule != case.rule || out.status.code() != Some(want_code) {
-            let name = case.name.clone().unwrap_or_else(|| format!("#{i}"));
-            failures.push(format!(
-                "  ssh {} [{name}, tier {}]: explain says {verdict} by {rule} (exit {:?}), want {} by {}",
-                case.argv.join(" "),
-                case.tier,
-                out.status.code(),
-                case.verdict,
-                case.rule
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} ssh cases disagree through explain:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
 }
 
 #[test]

@@ -164,3 +164,130 @@ fn policy_check_reports_a_bad_override_directory() {
     assert_eq!(out.status.code(), Some(78), "{text}");
     assert!(text.contains("✗ git:"), "{text}");
 }
+
+#[test]
+fn explain_without_a_config_judges_with_the_installation_it_belongs_to() {
+    // The tier-2 directory pins dry-run and lists the hosts ssh may reach; the embedded policy
+    // at ceiling 3 does neither.
+    let inst = crate::installed::Installed::new(&["--host", "ie01", "--dry-run-pin"]);
+    let explain_installed = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(inst.tiershim())
+            .arg("explain")
+            .args(args)
+            .env_remove("CLAUDEOPS_TIER")
+            .env_remove("CLAUDEOPS_DRY_RUN")
+            .envs(env.iter().copied())
+            .current_dir(inst.tmp.path())
+            .output()
+            .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), v)
+    };
+    let through_link = |tool: &str, args: &[&str]| {
+        let out = Command::new(inst.tier_dir(2).join(tool))
+            .args(args)
+            .env_clear()
+            .env("PATH", inst.tier_dir(2))
+            .env("CLAUDEOPS_TIER", "2")
+            .current_dir(inst.tmp.path())
+            .output()
+            .unwrap();
+        let rec = inst.audit_records().pop().unwrap();
+        (out.status.code().unwrap_or(-1), rec)
+    };
+    for (tool, args) in [
+        ("docker", &["restart", "api"][..]),
+        ("ssh", &["evil", "uptime"]),
+        ("ssh", &["ie01", "uptime"]),
+        ("docker", &["ps"]),
+    ] {
+        let (gate_code, rec) = through_link(tool, args);
+        let mut a = vec!["--json", "--tier", "2", "--", tool];
+        a.extend_from_slice(args);
+        let (code, v) = explain_installed(&a, &[]);
+        assert_eq!(
+            (code, &v["verdict"], &v["rule"]),
+            (gate_code, &rec["verdict"], &rec["rule"]),
+            "{tool} {args:?}"
+        );
+        assert_eq!(
+            v["config"],
+            inst.tier_dir(2).join("tiershim.yaml").display().to_string(),
+            "{tool} {args:?}"
+        );
+        // CLAUDEOPS_TIER picks the tier directory as it picks the agent's tier.
+        let mut a = vec!["--json", "--", tool];
+        a.extend_from_slice(args);
+        let (code, v) = explain_installed(&a, &[("CLAUDEOPS_TIER", "2")]);
+        assert_eq!((code, &v["verdict"], &v["rule"]), (gate_code, &rec["verdict"], &rec["rule"]));
+    }
+    // The dry-run pin of the tier and the host list are what decided.
+    let (code, v) = explain_installed(&["--json", "--tier", "2", "--", "docker", "restart", "api"], &[]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("dry-run")));
+    let (code, v) = explain_installed(&["--json", "--tier", "2", "--", "ssh", "evil", "uptime"], &[]);
+    assert_eq!((code, v["rule"].as_str()), (77, Some("ssh.host")));
+    // A tier the installation does not have is named.
+    let r = crate::installed::run_install(&[
+        "--prefix",
+        inst.prefix.join("../p2").to_str().unwrap(),
+        "--real-dir",
+        inst.real.to_str().unwrap(),
+        "--tiers",
+        "1",
+    ]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let out = Command::new(bin())
+        .args(["explain", "--prefix"])
+        .arg(inst.prefix.join("../p2"))
+        .args(["--tier", "2", "--", "docker", "ps"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("lib/tiershim/tier2/tiershim.yaml in the installation at "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn explain_with_a_config_exits_127_and_78_where_the_gate_does() {
+    let env = TestEnv::new(2, "");
+    let cfg = env.config_path();
+    let both = |tool: &str, args: &[&str]| {
+        let gate = env.run(tool, args, &[("CLAUDEOPS_TIER", "2")]);
+        let mut a = vec!["--config", cfg.to_str().unwrap(), "--tier", "2", "--json", "--", tool];
+        a.extend_from_slice(args);
+        let (code, out, err) = explain(&a);
+        (gate, code, out, err)
+    };
+    // The real tool is missing: 127, with the gate's ERROR line.
+    std::fs::remove_file(env.real.join("docker")).unwrap();
+    let (gate, code, out, _) = both("docker", &["ps"]);
+    assert_eq!((gate.code(), code), (127, 127), "{}", gate.stderr());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "error");
+    assert_eq!(v["exit"], 127);
+    assert_eq!(format!("{}\n", v["message"].as_str().unwrap()), gate.stderr());
+    // A refused call is still 77: the real tool is never looked for.
+    let (gate, code, _, _) = both("docker", &["run", "alpine"]);
+    assert_eq!((gate.code(), code), (77, 77));
+    env.stub("docker");
+    // A config the gate would not trust: 78, with the gate's reason.
+    std::fs::set_permissions(&cfg, std::os::unix::fs::PermissionsExt::from_mode(0o664)).unwrap();
+    let (gate, code, _, err) = both("docker", &["ps"]);
+    assert_eq!((gate.code(), code), (78, 78), "{}", gate.stderr());
+    assert!(err.contains("is writable by group or others"), "{err}");
+    std::fs::set_permissions(&cfg, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    // A policy directory that does not exist: 78 from both.
+    env.write_config(&format!(
+        "tier: 2\nreal_dirs: [{}]\naudit_log: {}\npolicy: {}\n",
+        env.real.display(),
+        env.audit.display(),
+        env.path("nope").display()
+    ));
+    let (gate, code, _, err) = both("docker", &["ps"]);
+    assert_eq!((gate.code(), code), (78, 78), "{}", gate.stderr());
+    assert!(err.contains("does not exist"), "{err}");
+}

@@ -25,7 +25,12 @@ fn the_environment_can_lower_the_tier_but_never_raise_it() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "3")]);
     assert_eq!(r.code(), 77, "{}", r.stderr());
-    assert!(r.stderr().contains("requires tier 2 (this agent is tier 1)"), "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("requires tier 2 (this agent is tier 1: CLAUDEOPS_TIER=3 is above this install's ceiling 1)"),
+        "{}",
+        r.stderr()
+    );
     assert!(
         env.last_audit()["tier"]["note"]
             .as_str()
@@ -45,34 +50,72 @@ fn the_environment_can_lower_the_tier_but_never_raise_it() {
 #[test]
 fn dry_run_prints_the_call_and_runs_nothing() {
     let env = TestEnv::new(2, "");
-    for v in ["1", "true", "TRUE", "yes", "Yes"] {
+    for v in ["1", "true", "TRUE", "yes", "Yes", "on", "y", " true", "true\n"] {
         let r = env.run(
             "docker",
             &["restart", "my api"],
             &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)],
         );
-        assert_eq!(r.code(), 0, "{v}: {}", r.stderr());
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
         assert_eq!(
             r.stderr(),
             "[skill:container-ops] DRY RUN: would run: docker restart 'my api'\n",
-            "{v}"
+            "{v:?}"
         );
-        assert_eq!(env.received("docker"), None, "{v}");
+        assert_eq!(env.received("docker"), None, "{v:?}");
         assert_eq!(env.last_audit()["verdict"], "dry-run");
     }
     // Reads still run under dry-run.
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert!(env.received("docker").is_some());
-    // Anything else is not dry-run.
-    env.forget("docker");
+}
+
+#[test]
+fn any_dry_run_value_but_a_clear_false_turns_dry_run_on_and_says_so() {
+    let env = TestEnv::new(2, "");
+    for v in ["enabled", "ture", "2", "-1", "nope", "n", "dry"] {
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)]);
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
+        assert_eq!(env.received("docker"), None, "{v:?}: the restart ran");
+        assert_eq!(
+            r.stderr(),
+            format!(
+                "[skill:container-ops] DRY RUN: would run: docker restart api\n\
+                 [skill:container-ops] DRY RUN: CLAUDEOPS_DRY_RUN={v} is not a clear false (false, 0, no, off, empty), so dry-run is on\n"
+            ),
+            "{v:?}"
+        );
+        let rec = env.last_audit();
+        assert_eq!(rec["verdict"], "dry-run");
+        assert!(
+            rec["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r.as_str().unwrap().contains("is not a clear false")),
+            "{rec}"
+        );
+    }
+    // A value with spaces is shown quoted.
     let r = env.run(
         "docker",
         &["restart", "api"],
-        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "on")],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "dry run")],
     );
-    assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert!(env.received("docker").is_some());
+    assert!(
+        r.stderr().contains("CLAUDEOPS_DRY_RUN='dry run' is not a clear false"),
+        "{}",
+        r.stderr()
+    );
+    // A clear false, in any case and with spaces around it, runs the call.
+    for v in ["false", "FALSE", "0", "no", " No ", "off", "Off", "", " "] {
+        env.forget("docker");
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)]);
+        assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
+        assert!(env.received("docker").is_some(), "{v:?}: {}", r.stderr());
+        assert_eq!(env.last_audit()["verdict"], "allow", "{v:?}");
+    }
 }
 
 #[test]
@@ -84,7 +127,11 @@ fn a_pinned_dry_run_cannot_be_turned_off_by_the_environment() {
         &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "false")],
     );
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert!(r.stderr().contains("DRY RUN"), "{}", r.stderr());
+    assert_eq!(
+        r.stderr(),
+        "[skill:container-ops] DRY RUN: would run: docker restart api\n\
+         [skill:container-ops] DRY RUN: CLAUDEOPS_DRY_RUN=false cannot turn off the dry run tiershim.yaml pins\n"
+    );
     assert_eq!(env.received("docker"), None);
 }
 
@@ -503,4 +550,78 @@ fn a_pinned_pgservice_without_a_pinned_service_file_refuses_the_call() {
         "{stderr}"
     );
     assert!(env.received("psql").is_none());
+}
+
+/// A command for `tool` through its link whose files may grow to `limit` bytes (RLIMIT_FSIZE, as
+/// `ulimit -f` sets it), with the tier given.
+fn limited(env: &TestEnv, tool: &str, args: &[&str], limit: u64) -> crate::harness::Run {
+    use std::os::unix::process::CommandExt;
+    let mut c = env.cmd(tool, args);
+    c.env("CLAUDEOPS_TIER", "1");
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    crate::harness::Run { out: c.output().unwrap() }
+}
+
+#[test]
+fn an_audit_record_is_written_whole_or_the_call_is_refused_and_a_torn_line_hides_nothing() {
+    let env = TestEnv::new(1, "");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    env.forget("docker");
+    let size = std::fs::metadata(&env.audit).unwrap().len();
+    // `(ulimit -f …; docker ps --filter name=aaaa…)`: room for part of the record only.
+    let long = format!("name={}", "a".repeat(2000));
+    let r = limited(&env, "docker", &["ps", "--filter", &long], size + 100);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("short write (100 of ")
+            && r.stderr().contains(
+                "so the record is torn; the call is refused rather than run unlogged (a file size limit or a full disk cut the write short"
+            ),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None, "the call ran unlogged");
+    // No room at all: the kernel's SIGXFSZ does not end the gate silently; it refuses.
+    let size = std::fs::metadata(&env.audit).unwrap().len();
+    let r = limited(&env, "docker", &["ps"], size);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(r.stderr().contains("File too large"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+    // The next record starts on a line of its own and reads whole.
+    let r = env.run("docker", &["ps", "-a"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let text = std::fs::read_to_string(&env.audit).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(serde_json::from_str::<serde_json::Value>(lines[1]).is_err());
+    let last: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(last["argv"], serde_json::json!(["ps", "-a"]));
+    // `tiershim audit` counts the torn line.
+    let out = Command::new(crate::harness::bin())
+        .args(["audit", "--json"])
+        .arg(&env.audit)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["decisions"].as_u64(), v["torn"].as_u64()), (Some(2), Some(1)), "{v}");
+    let out = Command::new(crate::harness::bin()).arg("audit").arg(&env.audit).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("torn records: 1 (writes the gate did not finish; it refused those calls)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

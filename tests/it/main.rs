@@ -27,6 +27,7 @@ mod install;
 mod kernel_fence;
 mod mariadb;
 mod mcp;
+mod mistakes;
 mod postgres;
 mod real_tools;
 mod scope;

@@ -642,3 +642,111 @@ fn a_push_to_the_default_branch_the_remote_names_or_through_a_push_mapping_is_re
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "stable"]), before);
 }
+
+/// `tiershim skills validate` of the fixture's install: its exit and its report.
+fn validate(fx: &Fx) -> (i32, String) {
+    let out = std::process::Command::new(crate::harness::bin())
+        .args(["skills", "validate", "--config"])
+        .arg(fx.env.config_path())
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_skill_whose_deny_block_lost_its_closing_fence_refuses_commits_naming_the_file_and_line() {
+    // With the shipped skill the allow-list keeps scripts/deploy.sh out.
+    let fx = fixture(2, &[("git-pr.md", SHIPPED_GIT_PR)], &[]);
+    write(&fx.work.join("scripts/deploy.sh"), "#!/bin/sh\n");
+    git(&fx.work, &["add", "scripts/deploy.sh"]);
+    let r = fx.run("git", &["commit", "-m", "deploy"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("matches no allowed pattern"), "{}", r.stderr());
+
+    // The deny block's closing fence deleted: the allow block's opening line and its patterns
+    // became deny lines. The gate refuses with the file, the line and the fix, and commits
+    // nothing.
+    let broken = SHIPPED_GIT_PR.replacen("/volumes/\n```\n", "/volumes/\n\n", 1);
+    assert_ne!(broken, SHIPPED_GIT_PR);
+    write(&fx.baseline.join("git-pr.md"), &broken);
+    let head = git(&fx.work, &["rev-parse", "HEAD"]);
+    let r = fx.run("git", &["commit", "-m", "deploy"], "2", &[]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    let file = fx.baseline.join("git-pr.md");
+    let want = format!(
+        "tiershim: git: skill {}: line 97: ```allow is inside the ```deny block opened at line 70, which was not closed before it; \
+         add a line ``` after its last pattern; calls ",
+        file.display()
+    );
+    assert!(r.stderr().starts_with(&want), "{}", r.stderr());
+    assert!(
+        r.stderr().ends_with(" are refused until it is fixed (tiershim skills validate)\n"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(git(&fx.work, &["rev-parse", "HEAD"]), head, "the commit was made");
+    let (code, out) = validate(&fx);
+    assert_eq!(code, 78, "{out}");
+    assert!(out.contains(&format!("✗ {}", file.display())), "{out}");
+    assert!(
+        out.contains("error: line 97: ```allow is inside the ```deny block opened at line 70"),
+        "{out}"
+    );
+
+    // The closing fence gone at the end of the file: never closed.
+    let unclosed = SHIPPED_GIT_PR.replacen("CLAUDE-OPS.md\n```\n", "CLAUDE-OPS.md\n", 1);
+    assert_ne!(unclosed, SHIPPED_GIT_PR);
+    write(&file, &unclosed);
+    let r = fx.run("git", &["commit", "-m", "deploy"], "2", &[]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("line 97: the ```allow block opened here is never closed"),
+        "{}",
+        r.stderr()
+    );
+
+    // A label typo: all the deny patterns would be dropped.
+    write(&file, &SHIPPED_GIT_PR.replacen("```deny\n", "```dney\n", 1));
+    let r = fx.run("git", &["commit", "-m", "deploy"], "2", &[]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("line 70: a ```dney block in Scope Rules is neither `deny` nor `allow` (did you mean `deny`?)"),
+        "{}",
+        r.stderr()
+    );
+    let (code, out) = validate(&fx);
+    assert_eq!(code, 78, "{out}");
+    assert!(out.contains("1 error(s)"), "{out}");
+    assert_eq!(git(&fx.work, &["rev-parse", "HEAD"]), head, "the commit was made");
+
+    // A call that checks no paths does not need the skill and still runs.
+    let r = fx.run("git", &["status", "--short"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+}
+
+#[test]
+fn a_prose_rule_naming_a_path_the_gate_cannot_match_refuses_and_unenforceable_items_are_reported() {
+    let skill = PROSE_SKILL.replace(
+        "- **Data**: anything under `/volumes/`",
+        "- **Data**: anything under `$DATA/volumes/`",
+    );
+    let fx = fixture(2, &[("infra.md", &skill)], &[]);
+    write(&fx.work.join("checks/x.md"), "x\n");
+    git(&fx.work, &["add", "checks/x.md"]);
+    let r = fx.run("git", &["commit", "-m", "x"], "2", &[]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("`$DATA/volumes/` in Scope Rules cannot be a path pattern (it names a variable"),
+        "{}",
+        r.stderr()
+    );
+    // The shipped prose form: patterns enforced, "DNS records" reported by validate.
+    write(&fx.baseline.join("infra.md"), PROSE_SKILL);
+    let (code, out) = validate(&fx);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("\"DNS records\" names no path; the gate cannot enforce it"), "{out}");
+    let r = fx.run("git", &["commit", "-m", "x"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+}

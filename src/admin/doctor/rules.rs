@@ -18,6 +18,16 @@ pub fn policy(r: &mut Report, _inst: &Install, t: &Tier) {
 fn policy_of(r: &mut Report, dir: Option<&std::path::Path>) {
     const AREA: Area = Area::Part("policy");
     let shown = dir.map(|d| d.display().to_string()).unwrap_or_else(|| "embedded".into());
+    if let Some(d) = dir
+        && let Err(e) = crate::policy::check_dir(d)
+    {
+        r.bad(
+            AREA,
+            e.to_string(),
+            "fix `policy:` in tiershim.yaml or the directory; every gated call is refused until then",
+        );
+        return;
+    }
     let mut rules = 0;
     let mut examples = 0;
     let mut fine = true;
