@@ -805,8 +805,9 @@ fn full_pipe() -> (std::io::PipeReader, std::io::PipeWriter) {
 #[test]
 fn a_gate_blocked_on_the_agents_full_stderr_holds_no_lock() {
     // `{ seq 1 100000 & sleep 1; docker restart api; } 2>&1 | sleep 60`: the gate's stderr is a
-    // full pipe nobody reads.
-    let (env, state) = install(None, "cooldown_lock_wait: 1\n");
+    // full pipe nobody reads. An allowed call writes there only with `announce: stderr`; a
+    // refusal always does.
+    let (env, state) = install(None, "cooldown_lock_wait: 1\nannounce: stderr\n");
     let lock = tiershim::cooldown::store::lock_path(&state);
     for (service, spent) in [("api", false), ("db", true)] {
         if spent {
