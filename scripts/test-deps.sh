@@ -19,6 +19,7 @@ psql postgresql-client
 mariadb-install-db mariadb-server
 ssh openssh-client
 jq jq
+docker docker.io
 '
 
 missing=

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::decision::{Changes, Facts, Needs, SkillTier};
 use crate::error::{Error, Result};
+use crate::grammar::gh::Fill;
 use crate::grammar::{Action, Invocation, ScopeTarget};
 use crate::scope::Rules;
 use crate::skill::{self, Need, Sources};
@@ -107,6 +108,99 @@ impl Git {
             into.push(p.to_string());
         }
         Ok(())
+    }
+}
+
+/// What gh would fill into `gh api` placeholders in `cwd`, one [`Fill`] per repository gh may
+/// pick: the pinned `GH_REPO` when the install pins one (gh then uses nothing else), else every
+/// repository a remote of the clone names (gh picks one by remote name and host; the gate
+/// judges the call for each, and the strictest decides). The branch is `git symbolic-ref HEAD`
+/// as gh reads it. What cannot be worked out is an `Err` in the fill, which refuses the call.
+pub fn gh_fills(git: Option<&Git>, cwd: &Path, pinned_repo: Option<&str>) -> Vec<Fill> {
+    let Some(git) = git else {
+        let why = "the real git is not available to the gate".to_string();
+        return vec![Fill {
+            repo: Err(why.clone()),
+            branch: Err(why),
+        }];
+    };
+    let branch = match git.output(cwd, &["symbolic-ref", "--quiet", "HEAD"]) {
+        Ok((true, out, _)) => String::from_utf8(out)
+            .map_err(|_| "the current branch's name is not UTF-8".to_string())
+            .and_then(|t| {
+                t.trim_end_matches('\n')
+                    .strip_prefix("refs/heads/")
+                    .map(str::to_string)
+                    .ok_or_else(|| "HEAD is not a branch".to_string())
+            }),
+        Ok((false, _, _)) => Err("HEAD is detached or this is not a git work tree, so there is no current branch".into()),
+        Err(e) => Err(e),
+    };
+    let repos: std::result::Result<Vec<(String, String)>, String> = match pinned_repo {
+        Some(r) => crate::grammar::gh::owner_repo(r)
+            .map(|x| vec![x])
+            .ok_or_else(|| format!("the pinned GH_REPO {r:?} is not [HOST/]OWNER/REPO")),
+        None => remote_repos(git, cwd),
+    };
+    match repos {
+        Ok(list) if !list.is_empty() => list
+            .into_iter()
+            .map(|r| Fill {
+                repo: Ok(r),
+                branch: branch.clone(),
+            })
+            .collect(),
+        Ok(_) => vec![Fill {
+            repo: Err("no git remote of the working directory names a repository".into()),
+            branch,
+        }],
+        Err(e) => vec![Fill { repo: Err(e), branch }],
+    }
+}
+
+/// `(owner, repo)` of every remote URL of the clone at `cwd` (fetch and push URLs, as
+/// `git remote -v` shows them and as configured), read as gh's `ghrepo.FromURL` reads a URL:
+/// exactly two path segments, `.git` cut from the second.
+fn remote_repos(git: &Git, cwd: &Path) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut urls = Vec::new();
+    let shown = git.run(cwd, &["remote", "-v"])?;
+    for line in String::from_utf8_lossy(&shown).lines() {
+        if let Some(url) = line.split('\t').nth(1).and_then(|r| r.rsplit_once(' ')).map(|(u, _)| u) {
+            urls.push(url.to_string());
+        }
+    }
+    let configured = git
+        .run(cwd, &["config", "-z", "--get-regexp", "^remote\\..*\\.(url|pushurl)$"])
+        .unwrap_or_default();
+    for entry in String::from_utf8_lossy(&configured).split('\0') {
+        if let Some((_, url)) = entry.split_once('\n') {
+            urls.push(url.to_string());
+        }
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for u in urls {
+        if let Some(r) = repo_of_url(&u)
+            && !out.contains(&r)
+        {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// The `(owner, repo)` a remote URL names: `scheme://host/o/r(.git)` or `user@host:o/r(.git)`.
+/// gh decodes the URL's path first, so `%2F` splits too.
+fn repo_of_url(url: &str) -> Option<(String, String)> {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => &rest[rest.find('/')?..],
+        None => url.split_once(':')?.1,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let decoded = crate::grammar::http::percent_decode(path);
+    let parts: Vec<&str> = decoded.trim_matches('/').splitn(3, '/').collect();
+    match parts.as_slice() {
+        [owner, repo] => Some((owner.to_string(), repo.trim_end_matches(".git").to_string())),
+        _ => None,
     }
 }
 

@@ -92,25 +92,29 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
 }
 
 /// Parse the call, and when it names local files, find out where they are (and read the ones
-/// whose contents change what the call does, then parse again with them), and work out the
+/// whose contents change what the call does, then parse again with them), fill the
+/// placeholders of a `gh api` call as gh would (with the install's real git), and work out the
 /// compose project of a service argv does not name (`crate::compose`). Calls that name no file
-/// pay for nothing more than the parse.
-pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
+/// and no placeholder pay for nothing more than the parse.
+pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
     let inv = grammar::parse(tool, args);
-    let (mut inv, facts) = if inv.files.is_empty() {
+    let (mut inv, facts, contents) = if inv.files.is_empty() {
         let facts = crate::files::LocalFacts {
             workdir: Some(cwd.to_path_buf()),
             ..Default::default()
         };
-        (inv, facts)
+        (inv, facts, grammar::Contents::new())
     } else {
         let (facts, contents) = crate::files::gather(&inv, cwd);
         if contents.is_empty() {
-            (inv, facts)
+            (inv, facts, contents)
         } else {
-            (grammar::parse_with(tool, args, &contents), facts)
+            (grammar::parse_with(tool, args, &contents), facts, contents)
         }
     };
+    if tool == Tool::Gh && inv.actions.iter().any(|a| a.has(grammar::gh::PLACEHOLDER)) {
+        inv = gh_filled(cfg, args, &contents, cwd, inv);
+    }
     // What the compose files of a `compose up` ask for (privileged services, host binds, …).
     for a in &mut inv.actions {
         if let Some(files) = a.compose.clone() {
@@ -122,6 +126,32 @@ pub fn understand(tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate
     // A service's `container_name:`, which makes it one budget with that container.
     crate::compose::name_containers(&mut inv, cwd);
     (inv, facts)
+}
+
+/// A `gh api` call with its placeholders filled, once for every repository gh could pick: the
+/// actions of all of them, so the strictest decides. A fill that fails, or a filled call the
+/// grammar cannot read, is the call's problem.
+fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents, cwd: &Path, first: Invocation) -> Invocation {
+    let git = exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin });
+    let pinned = cfg.env.get("GH_REPO").map(String::as_str);
+    let mut out: Option<Invocation> = None;
+    for fill in facts::gh_fills(git.as_ref(), cwd, pinned) {
+        let inv = grammar::gh::parse_filled(args, contents, Some(&fill));
+        if inv.problem.is_some() {
+            return inv;
+        }
+        match &mut out {
+            None => out = Some(inv),
+            Some(o) => {
+                for a in inv.actions {
+                    if !o.actions.contains(&a) {
+                        o.actions.push(a);
+                    }
+                }
+            }
+        }
+    }
+    out.unwrap_or(first)
 }
 
 /// Gather the facts a first decision asked for: skills from the install's sources, changed
@@ -198,7 +228,11 @@ pub fn remote_policies(cfg: &InstallConfig, inv: &Invocation) -> Result<BTreeMap
         .iter()
         .flat_map(|r| r.parts.iter().map(|p| p.inv.tool))
         .filter(|t| *t != inv.tool);
-    Policy::load_all(tools, cfg.policy.as_deref())
+    let mut all = Policy::load_all(tools, cfg.policy.as_deref())?;
+    for p in all.values_mut() {
+        *p = p.clone().with_install_endpoints(cfg)?;
+    }
+    Ok(all)
 }
 
 /// Which of the real tools named by the call's [`Claim::Parent`] claims the parent process is:
@@ -329,11 +363,11 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             return Err(e);
         }
     };
-    let policy = Policy::load(tool, cfg.policy.as_deref())?;
+    let policy = Policy::load(tool, cfg.policy.as_deref())?.with_install_endpoints(&cfg)?;
     let var = |name: &str| ctx.var(name);
     let (args, inv, local) = match utf8_args(ctx, tool) {
         Ok(args) => {
-            let (inv, local) = understand(tool, &args, &ctx.cwd);
+            let (inv, local) = understand(&cfg, tool, &args, &ctx.cwd);
             (args, inv, local)
         }
         Err(inv) => (inv.args.clone(), *inv, Default::default()),

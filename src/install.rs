@@ -45,6 +45,9 @@ pub struct InstallFile {
     pub cooldown_lock_wait: Option<f64>,
     #[serde(default)]
     pub workspaces: Option<Vec<PathBuf>>,
+    /// Endpoint rules for the operator's own services, as in `policy/endpoints.yaml`.
+    #[serde(default)]
+    pub endpoints: Vec<crate::policy::endpoints::EndpointFile>,
     #[serde(default)]
     pub announce: Option<Announce>,
     #[serde(default)]
@@ -149,6 +152,9 @@ pub struct InstallConfig {
     pub announce: Announce,
     /// `kernel_fence:`: on (the default) or off.
     pub kernel_fence: KernelFence,
+    /// `endpoints:`: the operator's endpoint rules, each with the line of the file it starts
+    /// on. Validated here; their examples are run when curl or gh load their policy.
+    pub endpoints: Vec<(crate::policy::endpoints::EndpointFile, usize)>,
 }
 
 impl InstallConfig {
@@ -173,6 +179,7 @@ impl InstallConfig {
             workspaces: Vec::new(),
             announce: Announce::Audit,
             kernel_fence: KernelFence::Off,
+            endpoints: Vec::new(),
         }
     }
 
@@ -332,6 +339,12 @@ impl InstallConfig {
                 KernelFence::On { abi, writable }
             }
         };
+        let mut endpoints = Vec::with_capacity(file.endpoints.len());
+        for e in file.endpoints {
+            let line = line_of_rule(text, &e.id);
+            crate::policy::endpoints::validate_one(e.clone()).map_err(|msg| invalid(format!("line {line}: endpoint {}: {msg}", e.id)))?;
+            endpoints.push((e, line));
+        }
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -353,6 +366,7 @@ impl InstallConfig {
             workspaces,
             announce: file.announce.unwrap_or_default(),
             kernel_fence,
+            endpoints,
         })
     }
 
@@ -360,6 +374,17 @@ impl InstallConfig {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
     }
+}
+
+/// The line (from 1) where the rule with `id` starts: the line naming its id, or 0.
+fn line_of_rule(text: &str, id: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start_matches('{').trim_start();
+            t.strip_prefix("id:")
+                .is_some_and(|v| v.trim().trim_matches(['"', '\'', ',']).split(',').next().map(str::trim) == Some(id))
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no
@@ -451,6 +476,23 @@ mod tests {
                 .workspaces
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn operator_endpoint_rules_are_checked_when_the_file_loads_and_name_their_line() {
+        let text = "tier: 2\nendpoints:\n  - id: http.billing.refund\n    methods: [POST]\n    path: \"**/refunds\"\n    tier: never\n  - id: http.billing.bad\n    path: \"refunds\"\n    tier: 3\n";
+        let e = parse(text).unwrap_err().to_string();
+        assert!(
+            e.contains("line 7") && e.contains("http.billing.bad") && e.contains("must start with"),
+            "{e}"
+        );
+        let c = parse("tier: 2\nendpoints:\n  - {id: http.billing.refund, path: \"**/refunds\", tier: never}\n").unwrap();
+        assert_eq!(c.endpoints.len(), 1);
+        assert_eq!(c.endpoints[0].1, 3);
+        let e = parse("tier: 2\nendpoints:\n  - {id: billing, path: /a, tier: 3}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3") && e.contains("http."), "{e}");
     }
 
     #[test]

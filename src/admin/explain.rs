@@ -142,7 +142,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         },
         None => None,
     };
-    let policy = match Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())) {
+    let loaded = Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())).and_then(|p| match &cfg {
+        Some(c) => p.with_install_endpoints(c),
+        None => Ok(p),
+    });
+    let policy = match loaded {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tiershim explain: {}", escape(&e.to_string()));
@@ -150,11 +154,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
     };
     let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
-    let (inv, local) = gate::understand(tool, args, &cwd);
-    // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
-    let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig::admin_default(ctx.var("PATH").as_deref()));
+    let (inv, local) = gate::understand(&cfg, tool, args, &cwd);
+    // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
+    let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
     let var = |name: &str| ctx.var(name);
     let mut req = gate::request(&cfg, &policy, &inv, &var);
     req.local = local;
@@ -238,7 +242,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             "reasons": d.reasons,
             "what": d.what,
             "instead": d.instead,
-            "actions": inv.actions.iter().map(|x| json!({"verb": x.verb, "marks": x.marks})).collect::<Vec<_>>(),
+            "actions": inv.actions.iter().map(|x| json!({
+                "verb": x.verb,
+                "marks": x.marks,
+                "http": x.http.as_ref().map(|h| json!({"method": h.method, "path": h.path})),
+            })).collect::<Vec<_>>(),
             "scope": d.scope,
             "remote": remote,
             "cooldown": d.cooldown,

@@ -9,9 +9,11 @@
 //!
 //! Parsing, as curl does it:
 //! - any token not starting with `-`, and everything after `--`, is a URL; so is `--url <u>`;
-//! - long options are exact (no abbreviations); `--no-<switch>` turns a switch off (an error on
-//!   anything else); `--expand-<opt>` expands `{{variables}}` in a value; `--opt=value` is taken
-//!   (curl 8.16+; older curl rejects it, so accepting it is the safe superset);
+//! - long options match in any case and as any unique prefix (`--REQUEST`, `--nex`, `--data-b`;
+//!   an exact name wins over longer ones, as curl 7.88's `getparameter` does it); `--no-<switch>`
+//!   turns a switch off and needs the whole name (an error on anything but a switch);
+//!   `--expand-<opt>` expands `{{variables}}` in a value; `--opt=value` is taken (curl 8.16+;
+//!   older curl rejects it, so accepting it is the safe superset);
 //! - short switches cluster; a value-taking short ends the cluster and takes the rest
 //!   (`-sXPOST`) or the next word;
 //! - `-:`/`--next` after a URL starts a new transfer with fresh options. With no URL yet, curl
@@ -44,7 +46,12 @@ pub const PREPEND: &[&str] = &["-q"];
 
 /// curl's own parser: exact long names, `--no-` on switches, clusters, `--opt=value` (8.16+).
 const STYLE: Style = Style {
-    long_abbrev: false,
+    // curl 7.88 takes any unique prefix of a long name, in any case (`--REQ`, `--data-b`); an
+    // exact name wins over longer ones (`--data`). Prefixes are judged against this table,
+    // a superset of 7.88's: one unique here is the same option there or unknown there.
+    long_abbrev: true,
+    long_ignore_case: true,
+    negation_exact: true,
     single_dash_long: false,
     clusters: true,
     attached_short: true,
@@ -520,6 +527,9 @@ struct Segment {
     form_fields: Option<Vec<(String, String)>>,
     /// `-T`.
     upload: bool,
+    /// `-T` values that name files (not stdin), as written: curl appends a file's name to a
+    /// URL whose path ends in `/` (`tool_operhlp.c` `add_file_name_to_url`).
+    upload_files: Vec<String>,
     /// `-I`, `-G`, `-g` as last set.
     head: bool,
     get: bool,
@@ -750,19 +760,46 @@ impl Segment {
                 push(a);
                 continue;
             };
-            for x in http::actions(a.clone(), &method, &path, body.clone()) {
-                push(x);
-            }
-            for m in &overrides {
-                let mut o = override_action(m);
-                for mark in &a.marks {
-                    if mark != "body" && mark != "redirect-write" {
-                        o.add(mark.clone());
+            // `-T FILE` to a URL whose path ends in `/` goes to that path plus the file's name
+            // (every file of a `-T` glob). Which URL an upload pairs with is curl's to choose,
+            // so each such URL is judged with and without each name.
+            let mut paths = vec![path.clone()];
+            if target.is_none() && url_path_is_directory(url) {
+                for name in self.upload_names()? {
+                    let name = upload_name(&name)?;
+                    if !name.is_empty() {
+                        paths.push(format!("{}/{name}", path.trim_end_matches('/')));
                     }
                 }
-                for x in http::actions(o, m, &path, body.clone()) {
+            }
+            for path in &paths {
+                for x in http::actions(a.clone(), &method, path, body.clone()) {
                     push(x);
                 }
+                for m in &overrides {
+                    let mut o = override_action(m);
+                    for mark in &a.marks {
+                        if mark != "body" && mark != "redirect-write" {
+                            o.add(mark.clone());
+                        }
+                    }
+                    for x in http::actions(o, m, path, body.clone()) {
+                        push(x);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files of every `-T` that names files, globs expanded as curl expands them.
+    fn upload_names(&self) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for v in &self.upload_files {
+            if self.globoff {
+                out.push(v.clone());
+            } else {
+                out.extend(glob::expand(v)?);
             }
         }
         Ok(out)
@@ -884,7 +921,9 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
             Item::Unknown { written, .. } => return Err(format!("unknown option {written}")),
             Item::Opt(f) => f,
         };
-        if f.written.starts_with("--expand-") {
+        // Long names are matched in any case (`--EXPAND-url`).
+        let expand = f.written.to_ascii_lowercase().starts_with("--expand-");
+        if expand {
             seg.mark("variables");
         }
         if f.negated {
@@ -911,7 +950,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 }
                 return Ok(vec![a]);
             }
-            "url" if f.written.starts_with("--expand-") => seg.expanded_url = true,
+            "url" if expand => seg.expanded_url = true,
             "url" => seg.urls.push(v.to_string()),
             "request" => seg.request = Some(v.to_string()),
             "request-target" => seg.request_target = Some(v.to_string()),
@@ -962,6 +1001,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                     seg.mark("stdin");
                 } else {
                     seg.mark("file-read");
+                    seg.upload_files.push(v.to_string());
                     let names = if seg.globoff { vec![v.to_string()] } else { glob::expand(v)? };
                     for n in names {
                         files.push(read(&n, flag, false));
@@ -1247,6 +1287,28 @@ fn names_docker_port(v: &str) -> bool {
         let digits: String = v[i + 1..].chars().take_while(char::is_ascii_digit).collect();
         digits.parse::<u16>().is_ok_and(|p| DOCKER_PORTS.contains(&p))
     })
+}
+
+/// Whether the path of `url` (before any query or fragment) is empty or ends in `/`: curl then
+/// appends an upload's file name to it.
+fn url_path_is_directory(url: &str) -> bool {
+    let rest = split_scheme(url).map_or(url, |(_, r)| r).trim_start_matches('/');
+    let path = rest.find(['/', '?', '#']).map_or("", |i| &rest[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    path.is_empty() || path.ends_with('/')
+}
+
+/// The name curl appends for an upload of `file`: what follows its last `/` or `\`, which the
+/// server reads back decoded (curl percent-encodes it). A name that would step out of the path
+/// or carry a path parameter is a problem, as in a URL.
+fn upload_name(file: &str) -> Result<String, String> {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    if name == "." || name == ".." || name.contains(';') {
+        return Err(format!(
+            "-T {file:?} would add the path segment {name:?} to the URL; name the upload's URL in full"
+        ));
+    }
+    Ok(name.to_string())
 }
 
 /// Marks for one URL as curl will use it, and its normalised path when it is HTTP(S). Errors
@@ -2057,8 +2119,50 @@ mod tests {
     }
 
     #[test]
+    fn long_options_match_in_any_case_and_as_unique_prefixes_as_curl_7_88_reads_them() {
+        for (words, want) in [
+            (&["--REQUEST", "DELETE", U][..], "DELETE"),
+            (&["--Request=PUT", U], "PUT"),
+            (&["--data-b", "x", U], "POST"),
+            (&["--DATA", "x", U], "POST"),
+            (&["-s", "--nex", U], "GET"),
+            (&["--request", "PATCH", "--request-t", "/a", U], "PATCH"),
+        ] {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            assert_eq!(inv.actions[0].verb, want, "{words:?}");
+        }
+        // `--no-` takes whole names only, and in lower case.
+        assert_eq!(problem(&["--no-prog", U]), Some("unknown option --no-prog".into()));
+        assert!(parse(&argv(&["--no-progress-meter", U])).problem.is_none());
+        assert_eq!(problem(&["--in", U]), Some("option --in is ambiguous".into()));
+    }
+
+    #[test]
+    fn an_upload_to_a_directory_url_goes_to_the_file_name_curl_appends() {
+        let paths = |words: &[&str]| -> Vec<String> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.actions
+                .iter()
+                .filter_map(|a| a.http.as_ref().map(|h| format!("{} {}", h.method, h.path)))
+                .collect()
+        };
+        assert_eq!(
+            paths(&["-T", "merge", "https://h/repos/o/r/pulls/1/?x=1"]),
+            vec!["PUT /repos/o/r/pulls/1", "PUT /repos/o/r/pulls/1/merge"]
+        );
+        assert_eq!(paths(&["-T", "dir/a b", "https://h"]), vec!["PUT /", "PUT /a b"]);
+        assert_eq!(paths(&["-T", "{a,b}", "https://h/x/"]), vec!["PUT /x", "PUT /x/a", "PUT /x/b"]);
+        assert_eq!(paths(&["-T", "a", "https://h/x/y"]), vec!["PUT /x/y"]);
+        assert_eq!(paths(&["-T", "-", "https://h/x/"]), vec!["PUT /x"]);
+        assert!(problem(&["-T", "x/..", "https://h/x/"]).is_some_and(|p| p.contains("\"..\"")));
+    }
+
+    #[test]
     fn grammar_problems_name_the_token() {
-        assert_eq!(problem(&["--reques", "POST", U]), Some("unknown option --reques".into()));
+        assert_eq!(problem(&["--reqest", "POST", U]), Some("unknown option --reqest".into()));
+        assert_eq!(problem(&["--reques", "POST", U]), Some("option --reques is ambiguous".into()));
         assert_eq!(problem(&["-X"]), Some("option -X needs a value".into()));
         assert_eq!(problem(&["-sj%", U]), Some("unknown option -% in -sj%".into()));
         assert_eq!(

@@ -21,6 +21,9 @@
 //!   …) sit between `compose` and its subcommand; `--dry-run` may also follow it. A compose file
 //!   read from stdin or fetched from a remote (git, `oci://`) adds the action [`COMPOSE_STDIN`] or
 //!   [`COMPOSE_REMOTE`], never allowed.
+//! - **Operands are names.** The client pastes operands into API paths and cleans the result
+//!   (`path.Join`), so `network inspect ../swarm` is `GET /swarm`: every operand that reaches a
+//!   path must be a name or id, or an image reference where one is meant (`check_operands`).
 //! - **Plugins and typos**: any other first word (`buildx`, `scan`, `ai`, …) runs a CLI plugin, so
 //!   its verb is the word typed and the policy does not classify it. `compose` is the only plugin
 //!   this grammar knows.
@@ -828,7 +831,8 @@ const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks
 const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(start_marks);
 const STATS: Cmd = Cmd::new("stats", &[STATS_OPTS]);
 const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(container_targets);
-const TOP: Cmd = Cmd::new("top", &[NONE]);
+/// `top CONTAINER [ps OPTIONS]`: what follows the container is `ps`'s (`-h` too).
+const TOP: Cmd = Cmd::new("top", &[NONE]).options_first();
 const UNPAUSE: Cmd = Cmd::new("unpause", &[NONE]);
 const UPDATE: Cmd = Cmd::new("update", &[UPDATE_OPTS]);
 const WAIT: Cmd = Cmd::new("wait", &[NONE]);
@@ -1246,7 +1250,7 @@ fn group(name: &str, subs: &[Sub], args: &[String]) -> Result<Vec<Action>, Strin
 /// Read one subcommand's arguments against its table (plus `extra`, and help).
 fn read(cmd: &Cmd, args: &[String], extra: &[Opt]) -> Result<Action, String> {
     if cmd.args == Args::Unread {
-        return Ok(Action::new(cmd.verb));
+        return Ok(Action::new(if unread_help(args) { "help" } else { cmd.verb }));
     }
     let mut table: Vec<Opt> = cmd
         .opts
@@ -1265,9 +1269,123 @@ fn read(cmd: &Cmd, args: &[String], extra: &[Opt]) -> Result<Action, String> {
     if parsed.has("help") {
         return Ok(Action::new("help"));
     }
+    check_operands(cmd.verb, &parsed.positionals()).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
     let mut action = Action::new(cmd.verb);
     (cmd.marks)(&parsed, &mut action).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
     Ok(action)
+}
+
+/// A verb whose options the grammar does not read prints its help, and sends nothing, when
+/// `--help` or `-h` stands where no option before it could take it as a value: every word
+/// before it is an operand.
+fn unread_help(args: &[String]) -> bool {
+    let Some(i) = args.iter().position(|a| matches!(a.as_str(), "--help" | "-h" | "--help=true")) else {
+        return false;
+    };
+    args[..i].iter().all(|a| !a.starts_with('-'))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operands
+
+/// What an operand must be. The client pastes operands into API paths
+/// (`"/networks/" + name`) and `path.Join` cleans the result, so `docker network inspect
+/// ../swarm` is `GET /swarm` and `docker rm ../volumes/data` deletes a volume: an operand that
+/// is not a name, id or image reference docker accepts is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A container, network, volume, secret, config, node, service, checkpoint or stack: a
+    /// name or id (`[A-Za-z0-9][A-Za-z0-9_.-]*`, a container name also with docker's leading
+    /// `/`).
+    Name,
+    /// An image or plugin reference: `[host[:port]/]path[:tag][@digest]`, segments that start
+    /// with a letter or digit and hold only `A-Za-z0-9_.:@+-`.
+    Ref,
+    /// `inspect`: any object, so a name or a reference.
+    NameOrRef,
+    /// `cp`: `CONTAINER:PATH` (the container a name) or a local path.
+    Cp,
+}
+
+/// Which operands of a verb are checked, and as what.
+enum Operands {
+    /// Every operand.
+    All(Kind),
+    /// The first operand only (the rest is a command or a local path).
+    First(Kind),
+    /// By position; operands past the list are not checked.
+    Each(&'static [Option<Kind>]),
+    /// None reaches an API path (local commands, search terms, build contexts).
+    Free,
+}
+
+fn operands(verb: &str) -> Operands {
+    use Kind::*;
+    match verb {
+        "run" | "create" => Operands::First(Ref),
+        "exec" | "top" | "port" => Operands::First(Name),
+        "cp" => Operands::All(Cp),
+        "commit" => Operands::Each(&[Some(Name), Some(Ref)]),
+        "import" => Operands::Each(&[None, Some(Ref)]),
+        "tag" | "pull" | "push" | "rmi" | "history" | "save" | "image inspect" | "manifest inspect" | "manifest create"
+        | "manifest annotate" | "manifest push" | "manifest rm" | "plugin inspect" => Operands::All(Ref),
+        "inspect" => Operands::All(NameOrRef),
+        v if v.starts_with("compose ") || v.starts_with("context ") => Operands::Free,
+        "build" | "search" | "load" | "events" | "info" | "version" | "help" | "ps" | "images" | "system df" => Operands::Free,
+        _ => Operands::All(Name),
+    }
+}
+
+fn check_operands(verb: &str, ops: &[&str]) -> Result<(), String> {
+    let check = |kind: Kind, op: &str| -> Result<(), String> {
+        // A word a remote shell expands (`docker restart $(docker ps -q)`, `{api,db}` over ssh)
+        // is judged as the construct it is (`grammar::remote`, tier 3): its value is not known
+        // here. What it says literally must still not step out of the path.
+        if op.contains(['$', '`', '{', '}', '*', '[', '~']) && !op.contains(['/', '\\', '%', '?', '#']) {
+            return Ok(());
+        }
+        let ok = match kind {
+            Kind::Name => is_name(op.strip_prefix('/').unwrap_or(op)),
+            Kind::Ref => is_reference(op),
+            Kind::NameOrRef => is_name(op.strip_prefix('/').unwrap_or(op)) || is_reference(op),
+            Kind::Cp => match op.split_once(':') {
+                Some((c, _)) if !c.contains('/') && !c.is_empty() => is_name(c),
+                _ => true,
+            },
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{op:?} is not a name, id or image reference docker accepts (the client would put it into an API path); name the object plainly"
+            ))
+        }
+    };
+    match operands(verb) {
+        Operands::Free => Ok(()),
+        Operands::All(k) => ops.iter().try_for_each(|o| check(k, o)),
+        Operands::First(k) => ops.first().map_or(Ok(()), |o| check(k, o)),
+        Operands::Each(kinds) => ops
+            .iter()
+            .zip(kinds.iter())
+            .try_for_each(|(o, k)| k.map_or(Ok(()), |k| check(k, o))),
+    }
+}
+
+/// A docker object name or id.
+fn is_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphanumeric()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// An image reference, read strictly enough that no segment can step out of an API path.
+fn is_reference(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('/').all(|seg| {
+            seg.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && seg
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'@' | b'+' | b'-'))
+        })
 }
 
 /// `docker compose [project options] SUBCOMMAND …`
@@ -1715,6 +1833,49 @@ mod tests {
             })
             .collect();
         a
+    }
+
+    #[test]
+    fn an_operand_the_client_would_paste_into_a_path_must_be_a_name_or_reference() {
+        for words in [
+            &["network", "inspect", "../swarm"][..],
+            &["secret", "inspect", "../swarm/unlockkey"],
+            &["start", "../exec/e1"],
+            &["rm", "../volumes/data"],
+            &["rm", "-f", "web", "../plugins/p1"],
+            &["restart", "a/b"],
+            &["logs", "web%2F..%2Fswarm"],
+            &["inspect", "web?x=1"],
+            &["image", "inspect", "ns/../../swarm"],
+            &["exec", "../x", "sh"],
+            &["top", ".."],
+            &["network", "connect", "net", "../x"],
+        ] {
+            assert!(problem(words).contains("is not a name, id or image reference"), "{words:?}");
+        }
+        for words in [
+            &["rm", "/web"][..],
+            &["inspect", "registry.example:5000/ops/app:v2"],
+            &["image", "inspect", "app@sha256:0123"],
+            &["exec", "web", "cat", "../etc/x"],
+            &["run", "--rm", "alpine", "ls", "../x"],
+            &["cp", "web:/etc/x", "../out"],
+            &["cp", "./a:b", "web:/tmp"],
+            &["top", "web", "-h"],
+            &["tag", "app:1", "registry.example/app:2"],
+        ] {
+            assert_eq!(parse(&argv(words)).problem, None, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn help_of_a_verb_whose_options_are_not_read_is_help_when_nothing_can_take_it() {
+        assert_eq!(verbs(&["volume", "rm", "--help"]), vec!["help"]);
+        assert_eq!(verbs(&["swarm", "join-token", "worker", "-h"]), vec!["help"]);
+        assert_eq!(verbs(&["swarm", "join-token", "--rotate", "--help"]), vec!["swarm join-token"]);
+        assert_eq!(verbs(&["system", "prune"]), vec!["system prune"]);
+        // `top`'s words after the container are ps's: `-h` is not help there.
+        assert_eq!(verbs(&["top", "web", "-h"]), vec!["top"]);
     }
 
     #[test]

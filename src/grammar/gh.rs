@@ -16,6 +16,12 @@
 //! before it could have swallowed it as a value (no short cluster), which errs towards running
 //! the classification rather than calling a mutating call "help".
 //!
+//! `gh api` is read as the installed gh (2.23) builds its request: placeholders filled from a
+//! [`Fill`] the gate gathered (or marked [`PLACEHOLDER`] without one), repeated fields refused,
+//! GET alone moving fields into the query string, `-X` on `graphql` judged as that method,
+//! `--paginate` on a write marked. Commands that paste an operand into a REST path
+//! (`PATH_OPERANDS`) take only a plain segment.
+//!
 //! Unknown names (user aliases, extensions, commands newer than this table) come back as the
 //! verb typed, so the policy refuses them as unclassified. This module decides nothing and does
 //! no I/O.
@@ -513,6 +519,25 @@ pub fn parse(args: &[String]) -> Invocation {
 /// Parse with the contents of the files `gh api` sends (`-F k=@f`, `--input f`), as the gate
 /// read them: a request body decides pull-request scope and GraphQL operations.
 pub fn parse_with(args: &[String], contents: &Contents) -> Invocation {
+    parse_filled(args, contents, None)
+}
+
+/// What gh fills into `{owner}`, `{repo}` and `{branch}` (and `:owner`, `:repo`, `:branch`) in
+/// a `gh api` endpoint and in `-F` values: one repository gh may pick for the working
+/// directory, and its current branch, as the gate found them with the real git. `Err` says why
+/// one could not be worked out (gh fails then too, but the gate does not guess).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fill {
+    pub repo: Result<(String, String), String>,
+    pub branch: Result<String, String>,
+}
+
+/// The mark of a `gh api` call that names a placeholder: without a [`Fill`] the gate cannot say
+/// what it sends, and it gathers one (`gate::understand`).
+pub const PLACEHOLDER: &str = "placeholder";
+
+/// Parse with file contents and, for `gh api`, the values of the placeholders.
+pub fn parse_filled(args: &[String], contents: &Contents, fill: Option<&Fill>) -> Invocation {
     let inv = Invocation::new(Tool::Gh, args);
     // cobra's stripFlags counts bytes (`len(s) == 2`), so `-é` stands alone there while a
     // char-based scan would let it swallow the next word; pflag rejects it anyway.
@@ -547,7 +572,7 @@ pub fn parse_with(args: &[String], contents: &Contents) -> Invocation {
         }
         // A group without a subcommand: gh prints its help (or a flag error); nothing runs.
         (None, None) => Ok(vec![Action::new("help")]),
-        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims, contents, &mut files),
+        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims, contents, fill, &mut files),
     };
     match actions {
         Ok(a) => {
@@ -657,6 +682,7 @@ fn classify_leaf(
     rest: &[String],
     claims: &mut Vec<Claim>,
     contents: &Contents,
+    fill: Option<&Fill>,
     files: &mut Vec<LocalFile>,
 ) -> Result<Vec<Action>, String> {
     let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
@@ -665,6 +691,7 @@ fn classify_leaf(
         if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
             return Ok(vec![Action::new("help")]);
         }
+        path_operands(verb, rest)?;
         url_claims(verb, &loose.positionals(), claims);
         return Ok(with_jq_env(vec![Action::new(verb)], &loose));
     };
@@ -679,7 +706,7 @@ fn classify_leaf(
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
     match verb {
-        "api" => return api(&p, contents, files).map(|a| with_jq_env(a, &p)),
+        "api" => return api(&p, contents, fill, files).map(|a| with_jq_env(a, &p)),
         "pr review" => {
             let modes = ["approve", "request-changes", "comment"];
             for m in modes {
@@ -894,22 +921,195 @@ fn go_match(pat: &str, name: &str) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Operands gh puts into an API path
+
+/// Commands that paste their first operands, unescaped, into a REST path
+/// (`gh label delete NAME` is `DELETE repos/{o}/{r}/labels/NAME`), and how many operands.
+/// A server or proxy that normalises the path would make `../git/refs/heads/main` another
+/// endpoint, so such an operand must be one plain path segment.
+const PATH_OPERANDS: &[(&str, usize)] = &[
+    ("label delete", 1),
+    ("label edit", 1),
+    ("release view", 1),
+    ("release edit", 1),
+    ("release delete", 1),
+    ("release upload", 1),
+    ("release download", 1),
+    ("release delete-asset", 2),
+    ("release verify", 1),
+    ("release verify-asset", 1),
+    ("secret set", 1),
+    ("secret delete", 1),
+    ("variable set", 1),
+    ("variable delete", 1),
+    ("variable get", 1),
+    ("cache delete", 1),
+    ("run view", 1),
+    ("run cancel", 1),
+    ("run rerun", 1),
+    ("run delete", 1),
+    ("run watch", 1),
+    ("run download", 1),
+    ("workflow view", 1),
+    ("workflow enable", 1),
+    ("workflow disable", 1),
+    ("workflow run", 1),
+    ("repo deploy-key delete", 1),
+    ("repo autolink view", 1),
+    ("repo autolink delete", 1),
+    ("ssh-key delete", 1),
+    ("gpg-key delete", 1),
+    ("gist view", 1),
+    ("gist edit", 1),
+    ("gist delete", 1),
+    ("gist rename", 1),
+    ("gist clone", 1),
+    ("ruleset view", 1),
+];
+
+/// Options of those commands whose value is not a path operand (`-R o/r`).
+const NOT_OPERAND_VALUES: &[&str] = &["-R", "--repo", "-e", "--env", "-o", "--org", "-a", "--app", "-b", "--body"];
+
+/// One plain path segment: not empty, not `.` or `..`, nothing a URL or a server reads as
+/// structure (`/`, `\`, `%`, `?`, `#`, `;`) and no space or control character.
+pub fn plain_segment(s: &str) -> bool {
+    !s.is_empty()
+        && s != "."
+        && s != ".."
+        && !s
+            .chars()
+            .any(|c| matches!(c, '/' | '\\' | '%' | '?' | '#' | ';') || c.is_whitespace() || c.is_control())
+}
+
+/// Check the operands of a [`PATH_OPERANDS`] command. These leaves are read loosely (an
+/// unknown option is assumed to take the next word), so a word after an option that may or
+/// may not take a value is checked too, and the search goes on.
+fn path_operands(verb: &str, rest: &[String]) -> Result<(), String> {
+    let Some((_, count)) = PATH_OPERANDS.iter().find(|(v, _)| *v == verb) else {
+        return Ok(());
+    };
+    let mut left = *count;
+    let mut maybe_value = false;
+    let mut skip = false;
+    for w in rest {
+        if w == "--" {
+            maybe_value = false;
+            continue;
+        }
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            let known = NOT_OPERAND_VALUES.contains(&w.as_str());
+            skip = known;
+            maybe_value = !known && !w.contains('=') && !is_cluster(w);
+            continue;
+        }
+        if !plain_segment(w) {
+            return Err(format!(
+                "gh {verb} puts {w:?} into an API path, where it is not one plain name (no `/`, `..`, `%`, `?`, `#`); name it plainly"
+            ));
+        }
+        if !maybe_value {
+            left -= 1;
+            if left == 0 {
+                return Ok(());
+            }
+        }
+        maybe_value = false;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // gh api
+
+/// The placeholders gh fills (`fillPlaceholders` in pkg/cmd/api): `{owner}`, `{repo}`,
+/// `{branch}`, and `:owner`, `:repo`, `:branch` where no word character follows.
+const PLACEHOLDERS: &[(&str, &str)] = &[
+    ("{owner}", "owner"),
+    ("{repo}", "repo"),
+    ("{branch}", "branch"),
+    (":owner", "owner"),
+    (":repo", "repo"),
+    (":branch", "branch"),
+];
+
+/// The placeholder at the start of `s`, with its length.
+fn placeholder_at(s: &str) -> Option<(usize, &'static str)> {
+    PLACEHOLDERS.iter().find_map(|(text, what)| {
+        let rest = s.strip_prefix(text)?;
+        let bounded = text.starts_with('{') || !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        bounded.then_some((text.len(), *what))
+    })
+}
+
+/// Whether gh would fill anything in `s`.
+pub fn has_placeholder(s: &str) -> bool {
+    s.char_indices().any(|(i, _)| placeholder_at(&s[i..]).is_some())
+}
+
+/// `s` with its placeholders filled as gh fills them: unescaped, from `fill`.
+fn fill_placeholders(s: &str, fill: &Fill) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if let Some((len, what)) = placeholder_at(&s[i..]) {
+            let value = match what {
+                "owner" => fill.repo.clone().map(|(o, _)| o),
+                "repo" => fill.repo.clone().map(|(_, r)| r),
+                _ => fill.branch.clone(),
+            };
+            out.push_str(&value.map_err(|e| format!("gh fills {} from the local clone, and {e}", &s[i..i + len]))?);
+            i += len;
+            continue;
+        }
+        let c = s[i..].chars().next().unwrap_or_default();
+        out.push(c);
+        i += c.len_utf8().max(1);
+    }
+    Ok(out)
+}
+
+/// Fill `s` when a [`Fill`] is there; without one, note that the call needs one.
+fn filled(s: &str, fill: Option<&Fill>, unresolved: &mut bool) -> Result<String, String> {
+    if !has_placeholder(s) {
+        return Ok(s.to_string());
+    }
+    match fill {
+        Some(f) => fill_placeholders(s, f),
+        None => {
+            *unresolved = true;
+            Ok(s.to_string())
+        }
+    }
+}
 
 /// `gh api`: method per apiRun (`-X` upper-cased, else POST when any field or `--input`, else
 /// GET), other hosts, local files, and the request body (fields, or `--input`) handed to the
 /// endpoint model in [`http`], which splits GraphQL documents and finds pull-request and
 /// contents shapes.
-fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
+///
+/// As the installed gh (2.23) builds the request: placeholders are filled in the endpoint and
+/// in `-F` values (never in `-f` values, files or typed values); only GET moves the fields into
+/// the query string (HEAD and every other method send them as a JSON body); the `graphql`
+/// endpoint gets the method `-X` names. A key given twice (`-F event=APPROVE -f event=COMMENT`)
+/// is refused: gh 2.23 lets every `-F` win over every `-f` whatever the order, newer gh refuses
+/// the call, and neither is what the argv order says.
+fn api(p: &Parsed, contents: &Contents, fill: Option<&Fill>, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let pos = p.positionals();
     let [endpoint] = pos.as_slice() else {
         return Err(format!("gh api takes exactly one endpoint, got {}", pos.len()));
     };
-    let mut a = Action::new(if *endpoint == "graphql" { "api graphql" } else { "api" });
+    let is_graphql = *endpoint == "graphql";
+    let mut a = Action::new(if is_graphql { "api graphql" } else { "api" });
+    let mut unresolved = false;
     // The request's fields: `-f k=v` raw; `-F k=v` typed (true, false, null, integers), with
     // `@path` reading a file and `@-` stdin (pkg/cmd/api/fields.go). A value the gate did not
     // read makes the body opaque.
     let mut fields = BTreeMap::new();
+    let mut keys = BTreeMap::new();
     let mut opaque = false;
     for f in p.opts() {
         let magic = match f.id {
@@ -920,6 +1120,12 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         let flag = f.written.split('=').next().unwrap_or_default();
         let v = f.value.as_deref().unwrap_or("");
         let (key, value) = v.split_once('=').unwrap_or((v, ""));
+        // `k[]` builds an array, so it repeats; any other key given twice is refused.
+        if !key.ends_with("[]") && keys.insert(key.to_string(), flag.to_string()).is_some() {
+            return Err(format!(
+                "gh api: the field {key:?} is given more than once (gh 2.23 sends the last -F over every -f, newer gh refuses); give it once"
+            ));
+        }
         let value = match value.strip_prefix('@').filter(|_| magic) {
             Some("-") => {
                 a.add("file-read");
@@ -938,13 +1144,26 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
                     }
                 }
             }
+            None if magic && !matches!(value, "true" | "false" | "null") && value.parse::<i64>().is_err() => {
+                filled(value, fill, &mut unresolved)?
+            }
             None => value.to_string(),
         };
         // `k[]=v` and `k[x]=v` build nested values: the top-level key is what rules see.
         let top = key.split('[').next().unwrap_or(key);
         if top != key {
+            if fields.get(top).is_some_and(|v| v != "[nested]") {
+                return Err(format!(
+                    "gh api: the field {top:?} is given both as a value and as {key:?}; give it once"
+                ));
+            }
             fields.insert(top.to_string(), "[nested]".to_string());
         } else {
+            if fields.contains_key(top) {
+                return Err(format!(
+                    "gh api: the field {top:?} is given both as a value and nested; give it once"
+                ));
+            }
             fields.insert(key.to_string(), value);
         }
     }
@@ -955,9 +1174,12 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
         None if !fields.is_empty() || opaque || input.is_some() => "POST".to_string(),
         None => "GET".to_string(),
     };
-    // The canonical GraphQL endpoint is judged by its document, not its method.
+    // The canonical GraphQL endpoint is judged by its document when gh sends it as POST (its
+    // default) or GET (the document in the query string); any other method is judged as that
+    // method too, by an `api` action of its own.
+    let graphql_other_method = is_graphql && method != "POST" && method != "GET";
     match method.as_str() {
-        _ if *endpoint == "graphql" => {}
+        _ if is_graphql => {}
         "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => a.add(format!("method={method}")),
         _ => a.add("method-other"),
     }
@@ -984,35 +1206,69 @@ fn api(p: &Parsed, contents: &Contents, files: &mut Vec<LocalFile>) -> Result<Ve
     if !p.all("hostname").is_empty() || endpoint.contains("://") {
         a.add("other-host");
     }
+    let endpoint = filled(endpoint, fill, &mut unresolved)?;
     let raw_path = match endpoint.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
-        None => endpoint,
+        None => endpoint.as_str(),
     };
     let path = http::normalise_path(raw_path)?;
     let graphql = path.rsplit('/').next().is_some_and(|s| s.eq_ignore_ascii_case("graphql"));
-    // gh sends a GraphQL request as a POST whatever `-X` says for the canonical `graphql`
-    // endpoint's fields; judge the document in every case.
-    let query_only = matches!(method.as_str(), "GET" | "HEAD") && input.is_none();
+    // Only GET moves the fields into the query string (`httpRequest`: strings.EqualFold(method,
+    // "GET")); gh sends a GraphQL request's fields as its document whatever the method.
+    let query_only = method == "GET" && input.is_none();
     let (method_seen, body) = match (graphql, query_only) {
         (true, true) => ("POST", body),
         (false, true) => (method.as_str(), Body::None),
         _ => (method.as_str(), body),
     };
+    if unresolved {
+        a.add(PLACEHOLDER);
+    }
+    // A GET or HEAD that carries a body (`-X HEAD` with fields, `-X GET --input f`): some
+    // servers act on it as a write, as curl's rules say too.
+    if matches!(method_seen, "GET" | "HEAD") && body != Body::None && !is_graphql {
+        a.add("body");
+    }
     let mut out = http::actions(a.clone(), method_seen, &path, body.clone());
-    // A method-override header (as curl's) makes the server use the method it names: one more
-    // action for each, judged as that method, so the stricter decides.
-    let headers: Vec<&str> = p.all("header").iter().filter_map(|f| f.value.as_deref()).collect();
-    for m in http::method_overrides(&headers) {
+    let rest_like = |m: &str| {
         let mut o = a.clone();
+        o.verb = "api".to_string();
         o.marks.retain(|k| !k.starts_with("method=") && k != "method-other");
-        match m.as_str() {
+        match m {
             "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" => o.add(format!("method={m}")),
             _ => o.add("method-other"),
         }
-        o.add("method-override");
+        o
+    };
+    if graphql_other_method {
+        for x in http::actions(rest_like(&method), &method, &path, body.clone()) {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    // A method-override header (as curl's) makes the server use the method it names: one more
+    // action for each, judged as that method (an `api` action, for the GraphQL endpoint too),
+    // so the stricter decides.
+    let headers: Vec<&str> = p.all("header").iter().filter_map(|f| f.value.as_deref()).collect();
+    for m in http::method_overrides(&headers) {
+        let o = rest_like(&m).mark("method-override");
         for x in http::actions(o, &m, &path, body.clone()) {
             if !out.contains(&x) {
                 out.push(x);
+            }
+        }
+    }
+    // `--paginate` sends the request again to each `Link: next` URL the server names (REST), or
+    // the same document with a new cursor (GraphQL): a write repeated where no rule looked.
+    if p.has("paginate") {
+        let writes = |x: &Action| {
+            x.http.as_ref().is_some_and(|h| !matches!(h.method.as_str(), "GET" | "HEAD"))
+                && (x.verb == "api" || x.has("graphql-mutation") || x.has("graphql-opaque"))
+        };
+        for x in &mut out {
+            if writes(x) {
+                x.add("paginate-write");
             }
         }
     }
@@ -1614,6 +1870,131 @@ mod tests {
         assert_eq!(parse(&argv(&["repo", "clone", "x.ghe.com/o/r"])).claims.len(), 1);
         assert_eq!(parse(&argv(&["repo", "clone", "o/r", "./a/b/c"])).claims, vec![]);
         assert_eq!(parse(&argv(&["pr", "view", "https://github.com/o/r/pull/1"])).claims, vec![]);
+    }
+
+    fn requests(inv: &Invocation) -> Vec<String> {
+        inv.actions
+            .iter()
+            .filter_map(|a| a.http.as_ref().map(|h| format!("{} {}", h.method, h.path)))
+            .collect()
+    }
+
+    #[test]
+    fn placeholders_are_filled_as_gh_fills_them_or_marked_for_the_gate_to_fill() {
+        let fill = Fill {
+            repo: Ok(("ops".into(), "infra".into())),
+            branch: Ok("pulls/1/merge".into()),
+        };
+        let words = ["api", "-X", "PUT", "repos/{owner}/{repo}/{branch}"];
+        let inv = parse_filled(&argv(&words), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["PUT /repos/ops/infra/pulls/1/merge"]);
+        let inv = parse_filled(&argv(&["api", "repos/:owner/:repo/pulls"]), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["GET /repos/ops/infra/pulls"]);
+        // `:owners` is no placeholder (a word character follows); `-f` values are never filled.
+        let inv = parse_filled(&argv(&["api", "repos/x/:owners"]), &Contents::new(), Some(&fill));
+        assert_eq!(requests(&inv), vec!["GET /repos/x/:owners"]);
+        let approve = Fill {
+            branch: Ok("APPROVE".into()),
+            ..fill.clone()
+        };
+        let body = |words: &[&str]| {
+            let inv = parse_filled(&argv(words), &Contents::new(), Some(&approve));
+            inv.actions[0].http.as_ref().and_then(|h| h.body.field("event").cloned())
+        };
+        assert_eq!(
+            body(&["api", "repos/o/r/pulls/1/reviews", "-F", "event={branch}"]).as_deref(),
+            Some("APPROVE")
+        );
+        assert_eq!(
+            body(&["api", "repos/o/r/pulls/1/reviews", "-f", "event={branch}"]).as_deref(),
+            Some("{branch}")
+        );
+        // Without a fill the call is marked; a fill that failed is a problem naming why.
+        assert!(parse(&argv(&words)).actions[0].has(PLACEHOLDER));
+        let failed = Fill {
+            branch: Err("HEAD is detached".into()),
+            ..fill
+        };
+        let inv = parse_filled(&argv(&words), &Contents::new(), Some(&failed));
+        assert!(
+            inv.problem
+                .is_some_and(|p| p.contains("{branch}") && p.contains("HEAD is detached"))
+        );
+    }
+
+    #[test]
+    fn a_field_given_twice_is_a_problem_but_arrays_repeat() {
+        for words in [
+            &["api", "repos/o/r/pulls/1/reviews", "-F", "event=APPROVE", "-f", "event=COMMENT"][..],
+            &["api", "x", "-f", "a=1", "-f", "a=2"],
+            &["api", "graphql", "-F", "query=mutation { m }", "-f", "query={ viewer { login } }"],
+            &["api", "x", "-f", "a=1", "-f", "a[]=2"],
+        ] {
+            assert!(parse(&argv(words)).problem.is_some(), "{words:?}");
+        }
+        assert_eq!(parse(&argv(&["api", "x", "-f", "l[]=a", "-f", "l[]=b"])).problem, None);
+    }
+
+    #[test]
+    fn graphql_with_another_method_or_an_override_is_judged_as_that_method_too() {
+        let inv = parse(&argv(&["api", "-X", "DELETE", "graphql", "-f", "query={ viewer { login } }"]));
+        assert_eq!(requests(&inv), vec!["DELETE /graphql", "DELETE /graphql"]);
+        assert!(inv.actions[1].verb == "api" && inv.actions[1].has("method=DELETE"));
+        let inv = parse(&argv(&["api", "graphql", "-H", "X-HTTP-Method-Override: PUT", "-f", "query={ x }"]));
+        assert!(
+            inv.actions
+                .iter()
+                .any(|a| a.verb == "api" && a.has("method=PUT") && a.has("method-override"))
+        );
+        // GET sends the document in the query string: still judged by its document.
+        let inv = parse(&argv(&[
+            "api",
+            "-X",
+            "GET",
+            "graphql",
+            "-f",
+            "query=mutation { deleteRef(input:{}) { x } }",
+        ]));
+        assert!(inv.actions.iter().any(|a| a.has("graphql-mutation")));
+    }
+
+    #[test]
+    fn head_sends_its_fields_as_a_body_and_paginated_writes_are_marked() {
+        let inv = parse(&argv(&["api", "-X", "HEAD", "repos/o/r/pulls/1/reviews", "-f", "event=APPROVE"]));
+        let a = &inv.actions[0];
+        assert!(a.has("body"));
+        assert_eq!(
+            a.http.as_ref().and_then(|h| h.body.field("event").cloned()).as_deref(),
+            Some("APPROVE")
+        );
+        assert!(!parse(&argv(&["api", "-X", "GET", "x", "-f", "q=1"])).actions[0].has("body"));
+        assert!(parse(&argv(&["api", "--paginate", "-X", "POST", "x"])).actions[0].has("paginate-write"));
+        assert!(!parse(&argv(&["api", "--paginate", "x"])).actions[0].has("paginate-write"));
+        let q = "query=mutation { addStar(input:{}) { x } }";
+        assert!(parse(&argv(&["api", "graphql", "--paginate", "-f", q])).actions[0].has("paginate-write"));
+        assert!(!parse(&argv(&["api", "graphql", "--paginate", "-f", "query={ x }"])).actions[0].has("paginate-write"));
+    }
+
+    #[test]
+    fn operands_pasted_into_an_api_path_must_be_one_plain_segment() {
+        for words in [
+            &["label", "delete", "../git/refs/heads/main", "--yes"][..],
+            &["label", "delete", "--yes", "a/b"],
+            &["release", "view", "v1%2F.."],
+            &["variable", "get", "X?y"],
+            &["run", "view", ".."],
+            &["release", "delete-asset", "v1", "../x"],
+        ] {
+            assert!(parse(&argv(words)).problem.is_some(), "{words:?}");
+        }
+        for words in [
+            &["label", "delete", "bug", "--yes", "-R", "o/r"][..],
+            &["label", "delete", "-R", "o/r", "bug"],
+            &["release", "upload", "v1.2", "dist/app.tar.gz"],
+            &["workflow", "run", "deploy.yml", "-f", "ref=feature/x"],
+        ] {
+            assert_eq!(parse(&argv(words)).problem, None, "{words:?}");
+        }
     }
 
     #[test]

@@ -42,8 +42,34 @@ pub fn normalise_path(raw: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The path as endpoint rules also read it: GitHub serves the repository API under
+/// `/repositories/{id}/…` as well as `/repos/{owner}/{repo}/…`, and an organisation's under
+/// `/organizations/{id}/…` as well as `/orgs/{org}/…`, so `…/repositories/42/pulls` is matched as
+/// `…/repos/repositories/42/pulls` too (owner and repository one segment each, as rules name
+/// them) and `/organizations/7/hooks` as `/orgs/7/hooks`. `None` for a path without these forms.
+pub fn alias(path: &str) -> Option<String> {
+    let segs = segments(path);
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut out = String::new();
+    let mut changed = false;
+    for (i, s) in segs.iter().enumerate() {
+        let next_is_id = segs.get(i + 1).is_some_and(|n| numeric(n));
+        out.push('/');
+        if next_is_id && is(s, "repositories") {
+            out.push_str("repos/repositories");
+            changed = true;
+        } else if next_is_id && is(s, "organizations") {
+            out.push_str("orgs");
+            changed = true;
+        } else {
+            out.push_str(s);
+        }
+    }
+    changed.then_some(out)
+}
+
 /// `%XX` decoded once; a `%` not followed by two hex digits stays as it is.
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -272,7 +298,8 @@ fn placeholder(s: &str) -> bool {
 ///   top-level field (mark `graphql-mutation`), a subscription is marked `graphql-subscription`,
 ///   a document the gate cannot read or parse is marked `graphql-opaque`.
 pub fn actions(base: Action, method: &str, path: &str, body: Body) -> Vec<Action> {
-    let segs = segments(path);
+    let aliased = alias(path);
+    let segs = segments(aliased.as_deref().unwrap_or(path));
     let mut a = base;
     a.http = Some(Http {
         method: method.to_string(),
@@ -447,6 +474,21 @@ mod tests {
         assert!(normalise_path("/repos/o/r/pulls/1/merge;x").is_err());
         assert!(normalise_path("/repos/o/r/pulls/1/merge%3Bx").is_err());
         assert_eq!(normalise_path("/search?q=a;b").unwrap(), "/search");
+    }
+
+    #[test]
+    fn the_repository_api_by_id_reads_as_the_one_by_name() {
+        assert_eq!(
+            alias("/repositories/42/pulls/1/merge").as_deref(),
+            Some("/repos/repositories/42/pulls/1/merge")
+        );
+        assert_eq!(alias("/api/v3/Repositories/7").as_deref(), Some("/api/v3/repos/repositories/7"));
+        assert_eq!(alias("/repositories/x/pulls"), None);
+        assert_eq!(alias("/repos/o/r"), None);
+        assert_eq!(alias("/organizations/7/hooks").as_deref(), Some("/orgs/7/hooks"));
+        assert_eq!(alias("/organizations"), None);
+        let a = actions(Action::new("PUT"), "PUT", "/repositories/42/contents/a.md", Body::None);
+        assert!(a[0].has("contents-write"));
     }
 
     #[test]

@@ -72,6 +72,11 @@ pub enum Unknown {
 pub struct Style {
     /// Long options may be abbreviated to a unique prefix (getopt_long, git parse-options).
     pub long_abbrev: bool,
+    /// Long names compare case-insensitively (curl's `curl_strnequal`: `--REQUEST`, `--Data-B`).
+    pub long_ignore_case: bool,
+    /// `--no-<name>` needs the whole name, never an abbreviation (curl 7.88 measures the prefix
+    /// with the `no-` still counted, so only an exact name matches).
+    pub negation_exact: bool,
     /// A single dash may introduce a long name (`-login x`, urfave/cli).
     pub single_dash_long: bool,
     /// Short switches cluster (`-abc`); a value-taking short ends the cluster and takes the rest.
@@ -98,6 +103,8 @@ impl Style {
     /// spf13/pflag as cobra uses it (gh, docker subcommands, compose).
     pub const PFLAG: Style = Style {
         long_abbrev: false,
+        long_ignore_case: false,
+        negation_exact: false,
         single_dash_long: false,
         clusters: true,
         attached_short: true,
@@ -112,6 +119,8 @@ impl Style {
     /// glibc getopt_long (psql on Linux).
     pub const GETOPT_LONG: Style = Style {
         long_abbrev: true,
+        long_ignore_case: false,
+        negation_exact: false,
         single_dash_long: false,
         clusters: true,
         attached_short: true,
@@ -126,6 +135,8 @@ impl Style {
     /// git's parse-options.c (subcommand options).
     pub const GIT_PARSE_OPTIONS: Style = Style {
         long_abbrev: true,
+        long_ignore_case: false,
+        negation_exact: false,
         single_dash_long: false,
         clusters: true,
         attached_short: true,
@@ -140,6 +151,8 @@ impl Style {
     /// urfave/cli v3 as tea uses it: one or two dashes, no clusters.
     pub const URFAVE: Style = Style {
         long_abbrev: false,
+        long_ignore_case: false,
+        negation_exact: false,
         single_dash_long: true,
         clusters: false,
         attached_short: false,
@@ -277,7 +290,18 @@ pub fn scan(args: &[String], table: &[Opt], style: &Style) -> Result<Parsed, Str
 }
 
 fn find_long<'t>(name: &str, table: &'t [Opt], style: &Style) -> Result<Option<&'t Opt>, String> {
-    if let Some(o) = table.iter().find(|o| o.long.contains(&name)) {
+    find_long_as(name, table, style, style.long_abbrev)
+}
+
+fn find_long_as<'t>(name: &str, table: &'t [Opt], style: &Style, abbrev: bool) -> Result<Option<&'t Opt>, String> {
+    let same = |l: &str| {
+        if style.long_ignore_case {
+            l.eq_ignore_ascii_case(name)
+        } else {
+            l == name
+        }
+    };
+    if let Some(o) = table.iter().find(|o| o.long.iter().any(|l| same(l))) {
         return Ok(Some(o));
     }
     if style.single_dash_long
@@ -287,10 +311,17 @@ fn find_long<'t>(name: &str, table: &'t [Opt], style: &Style) -> Result<Option<&
     {
         return Ok(Some(o));
     }
-    if style.long_abbrev && !name.is_empty() {
+    if abbrev && !name.is_empty() {
+        let starts = |l: &str| {
+            if style.long_ignore_case {
+                l.len() >= name.len() && l.as_bytes()[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+            } else {
+                l.starts_with(name)
+            }
+        };
         let mut hits: Vec<&Opt> = Vec::new();
         for o in table {
-            if o.long.iter().any(|l| l.starts_with(name)) && !hits.iter().any(|h| h.id == o.id) {
+            if o.long.iter().any(|l| starts(l)) && !hits.iter().any(|h| h.id == o.id) {
                 hits.push(o);
             }
         }
@@ -317,7 +348,7 @@ fn long(args: &[String], mut i: usize, written: &str, body: &str, table: &[Opt],
     if opt.is_none()
         && style.negation
         && let Some(rest) = name.strip_prefix("no-")
-        && let Some(o) = find_long(rest, table, style)?
+        && let Some(o) = find_long_as(rest, table, style, style.long_abbrev && !style.negation_exact)?
     {
         negated = true;
         opt = Some(o);

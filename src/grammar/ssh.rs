@@ -33,6 +33,8 @@ pub const PREPEND: &[&str] = &["-F", PINNED_CONFIG];
 /// `optreset` for the second round after the destination).
 const BSD_GETOPT: Style = Style {
     long_abbrev: false,
+    long_ignore_case: false,
+    negation_exact: false,
     single_dash_long: false,
     clusters: true,
     attached_short: true,

@@ -25,7 +25,7 @@ use crate::grammar::{Body, Http};
 use crate::policy::{Examples, Required, ScopeKind, TierFile};
 
 /// The file mirror of one endpoint rule.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointFile {
     pub id: String,
@@ -60,7 +60,7 @@ pub struct EndpointFile {
 }
 
 /// Examples of an endpoint rule: full calls, the tool first (`[gh, api, …]`, `[curl, …]`).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointExamplesFile {
     #[serde(default)]
@@ -104,7 +104,8 @@ impl Endpoint {
         let Some(p) = &self.path else {
             return false;
         };
-        (self.methods.is_empty() || self.methods.contains(&h.method)) && p.matches(&h.path) && self.body_matches(&h.body)
+        let path = p.matches(&h.path) || crate::grammar::http::alias(&h.path).is_some_and(|a| p.matches(&a));
+        (self.methods.is_empty() || self.methods.contains(&h.method)) && path && self.body_matches(&h.body)
     }
 
     /// The rule names this request's GraphQL mutation explicitly.
@@ -237,6 +238,23 @@ fn err(source: &str, msg: String) -> Error {
     Error::Policy {
         source_name: source.to_string(),
         msg,
+    }
+}
+
+/// Validate one rule given outside an endpoints file (tiershim.yaml `endpoints:`); rules
+/// without `skill` get `http-request`. The message says what is wrong with it.
+pub fn validate_one(e: EndpointFile) -> std::result::Result<(Endpoint, Examples), String> {
+    let f = EndpointsFile {
+        skill: "http-request".to_string(),
+        endpoints: vec![e],
+    };
+    match validate(f, "") {
+        Ok((mut rules, mut examples)) => match (rules.pop(), examples.pop()) {
+            (Some(r), Some(x)) => Ok((r, x)),
+            _ => Err("no rule".into()),
+        },
+        Err(Error::Policy { msg, .. }) => Err(msg.split_once(": ").map_or(msg.clone(), |(_, m)| m.to_string())),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -57,7 +57,7 @@ impl Serialize for Required {
 /// `tier:` as written: a number or a word. Deserialized by hand: serde's `untagged` buffers the
 /// value and builds an error for every variant that does not fit, which was a tenth of a gated
 /// call's instructions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TierFile {
     Number(i64),
     Word(String),
@@ -436,6 +436,45 @@ impl Policy {
         (self.endpoints, self.endpoint_examples) = endpoints::validate(f, source)?;
         self.endpoints_source = source.to_string();
         Ok(())
+    }
+
+    /// Add the operator's endpoint rules of `cfg` (tiershim.yaml `endpoints:`) for a tool that
+    /// uses them, and run their examples for this tool: a rule whose examples disagree stops
+    /// the call (78), naming the file and the rule's line. An id the policy already has is an
+    /// error too (a rule can only be added, never replaced).
+    pub fn with_install_endpoints(mut self, cfg: &crate::install::InstallConfig) -> Result<Policy> {
+        if !uses_endpoints(self.tool) || cfg.endpoints.is_empty() {
+            return Ok(self);
+        }
+        let invalid = |line: usize, msg: String| Error::ConfigInvalid {
+            path: cfg.path.clone(),
+            msg: format!("line {line}: {msg}"),
+        };
+        self.endpoint_examples.resize(self.endpoints.len(), Examples::default());
+        let mut lines = std::collections::BTreeMap::new();
+        for (e, line) in &cfg.endpoints {
+            let (rule, examples) = endpoints::validate_one(e.clone()).map_err(|m| invalid(*line, format!("endpoint {}: {m}", e.id)))?;
+            if self.endpoints.iter().any(|r| r.id == rule.id) {
+                return Err(invalid(
+                    *line,
+                    format!("endpoint {}: the policy already has a rule with this id; choose another", rule.id),
+                ));
+            }
+            lines.insert(rule.id.clone(), *line);
+            self.endpoints.push(rule);
+            self.endpoint_examples.push(examples);
+        }
+        if let Some(first) = check::run_endpoint_examples(&self).first() {
+            let id = first
+                .strip_prefix("endpoint ")
+                .and_then(|r| r.split(':').next())
+                .unwrap_or_default();
+            return Err(invalid(
+                lines.get(id).copied().unwrap_or(0),
+                format!("an example disagrees with the rules: {first}"),
+            ));
+        }
+        Ok(self)
     }
 
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {

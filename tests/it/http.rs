@@ -801,3 +801,53 @@ fn explain_checks_local_files_against_the_directory_it_is_given() {
     );
     assert!(v["reasons"].to_string().contains("/etc/passwd"), "{v}");
 }
+
+#[test]
+fn operator_endpoint_rules_in_tiershim_yaml_judge_their_own_services() {
+    let srv = HttpServer::start();
+    let rules = "endpoints:\n  - id: http.billing.refund\n    methods: [POST]\n    path: \"**/billing/refunds\"\n    tier: never\n    what: \"refunding a payment\"\n    instead: \"ask finance\"\n    examples:\n      refuse: [[curl, -d, id=1, \"https://billing.internal/api/billing/refunds\"]]\n";
+    let env = TestEnv::new(3, &format!("real:\n  curl: {}\n{rules}", real("curl").display()));
+    let work = env.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-d", "id=1", &format!("{}/api/billing/refunds", srv.url())],
+        3,
+        false,
+    );
+    assert_eq!(out.code, 77, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("refunding a payment") && out.stderr.contains("ask finance"),
+        "{}",
+        out.stderr
+    );
+    assert!(srv.lines().is_empty());
+    // Everything else is judged as before.
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-d", "id=1", &format!("{}/api/billing/invoices", srv.url())],
+        2,
+        false,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(srv.lines(), vec!["POST /api/billing/invoices"]);
+    // A rule whose example disagrees stops every curl call, naming the file and the line.
+    let bad = rules.replace("refuse: [[curl, -d, id=1,", "refuse: [[curl,");
+    env.write_config(&format!(
+        "tier: 3\nreal:\n  curl: {}\naudit_log: {}\n{}",
+        real("curl").display(),
+        env.audit.display(),
+        bad
+    ));
+    let out = run(&env, &work, "curl", &["-s", &format!("{}/health", srv.url())], 1, false);
+    assert_eq!(out.code, 78, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("tiershim.yaml") && out.stderr.contains("line 6"),
+        "{}",
+        out.stderr
+    );
+}

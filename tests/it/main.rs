@@ -16,6 +16,8 @@ mod cooldown;
 mod corpus;
 mod dbserver;
 mod demo;
+mod differential;
+mod docker_engine;
 mod doctor;
 mod explain;
 mod fence;
