@@ -114,6 +114,9 @@ pub struct InstallConfig {
     /// `secrets:`: a file of pinned values only the gate can read (`NAME=VALUE` lines, or
     /// YAML `NAME: VALUE`), added to `env:` when a tool runs.
     pub secrets: Option<PathBuf>,
+    /// Loaded with the trust rules of a hardened install's gate (root-owned files, the secrets
+    /// file readable by the gate's group only).
+    pub hardened: bool,
 }
 
 impl InstallConfig {
@@ -139,6 +142,7 @@ impl InstallConfig {
             endpoints: Vec::new(),
             tool_home: None,
             secrets: None,
+            hardened: false,
         }
     }
 
@@ -173,7 +177,9 @@ impl InstallConfig {
         if let Some(hardened) = trust {
             check_trust(path, hardened)?;
         }
-        InstallConfig::parse(path, &text)
+        let mut cfg = InstallConfig::parse(path, &text)?;
+        cfg.hardened = trust.unwrap_or(false);
+        Ok(cfg)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<InstallConfig> {
@@ -302,6 +308,7 @@ impl InstallConfig {
             endpoints,
             tool_home,
             secrets: file.secrets.as_deref().map(abs),
+            hardened: false,
         })
     }
 
@@ -340,7 +347,7 @@ impl InstallConfig {
                 meta.mode() & 0o7777
             )));
         }
-        if hardened() && meta.uid() != 0 {
+        if self.hardened && meta.uid() != 0 {
             return Err(unsafe_home(format!(
                 "the tool home must be owned by root in a hardened install (owner uid {})",
                 meta.uid()
@@ -356,7 +363,7 @@ impl InstallConfig {
         let Some(path) = &self.secrets else {
             return Ok(pins);
         };
-        for (k, v) in read_secrets(path)? {
+        for (k, v) in read_secrets(path, self.hardened)? {
             if pins.contains_key(&k) {
                 return Err(Error::ConfigInvalid {
                     path: self.path.clone(),
@@ -370,11 +377,6 @@ impl InstallConfig {
         }
         Ok(pins)
     }
-}
-
-/// The gate runs setgid (a hardened install).
-fn hardened() -> bool {
-    nix::unistd::getegid() != nix::unistd::getgid()
 }
 
 /// Names whose values are credentials: they belong in the secrets file, never in tiershim.yaml,
@@ -394,7 +396,7 @@ fn has_url_password(value: &str) -> bool {
 
 /// The secrets file: a YAML mapping of variable names to values, as `env:` is. Only the gate
 /// (its owner, or its group in a hardened install) may read it.
-pub fn read_secrets(path: &Path) -> Result<BTreeMap<String, String>> {
+pub fn read_secrets(path: &Path, hardened: bool) -> Result<BTreeMap<String, String>> {
     let invalid = |msg: String| Error::ConfigInvalid {
         path: path.to_path_buf(),
         msg,
@@ -426,7 +428,7 @@ pub fn read_secrets(path: &Path) -> Result<BTreeMap<String, String>> {
             meta.mode() & 0o7777
         )));
     }
-    if hardened() && (meta.uid() != 0 || meta.gid() != nix::unistd::getegid().as_raw()) {
+    if hardened && (meta.uid() != 0 || meta.gid() != nix::unistd::getegid().as_raw()) {
         return Err(unsafe_file(format!(
             "in a hardened install the secrets file must be owned by root and the gate's group (owner {}:{})",
             meta.uid(),
@@ -591,16 +593,16 @@ mod tests {
         std::fs::write(&f, "GH_TOKEN: 'ghp_x'\nPGPASSWORD: pw\n").unwrap();
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert!(
-            read_secrets(&f)
+            read_secrets(&f, false)
                 .unwrap_err()
                 .to_string()
                 .contains("can be read or written by others")
         );
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let got = read_secrets(&f).unwrap();
+        let got = read_secrets(&f, false).unwrap();
         assert_eq!(got["GH_TOKEN"], "ghp_x");
         std::fs::write(&f, "not a name: x\n").unwrap();
-        assert!(read_secrets(&f).unwrap_err().to_string().contains("is not a variable name"));
+        assert!(read_secrets(&f, false).unwrap_err().to_string().contains("is not a variable name"));
     }
 
     #[test]

@@ -405,7 +405,7 @@ fn secrets_go_to_a_file_only_the_gate_reads_and_every_tier_names_it_and_a_tool_h
     let secrets = lib.join("secrets.yaml");
     let meta = std::fs::metadata(&secrets).unwrap();
     assert_eq!(std::os::unix::fs::MetadataExt::mode(&meta) & 0o777, 0o600);
-    let got = tiershim::install::read_secrets(&secrets).unwrap();
+    let got = tiershim::install::read_secrets(&secrets, false).unwrap();
     assert_eq!(got["GH_TOKEN"], "ghp_secret");
     assert_eq!(got["PGPASSWORD"], "pw with 'quote'");
     let home = lib.join("home");
