@@ -167,11 +167,7 @@ fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents,
 /// files with the install's real git.
 pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
     let sources = Sources::from_config(cfg.skills.as_ref());
-    let git = if needs.scope.is_empty() {
-        None
-    } else {
-        gate_git(cfg)
-    };
+    let git = if needs.scope.is_empty() { None } else { gate_git(cfg) };
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
