@@ -10,6 +10,8 @@
 #   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
 #   <prefix>/lib/tiershim/fence-probe          the kernel fence's probe (mode 0666, empty): the gate
 #                                              opens it for writing to tell it runs in a Landlock domain
+#   <prefix>/lib/tiershim/home/                the real tools' HOME (unless --tool-home names one)
+#   <prefix>/lib/tiershim/secrets.yaml         (--secret: pinned credentials, only the gate reads them)
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
@@ -45,7 +47,18 @@ usage: install.sh --prefix DIR [options]
   --mcp-config FILE  a Claude Code MCP config the inventory lists servers from (repeatable)
   --cooldown-lock-wait SECONDS
                      how long a gate waits for the cooldown state's lock (default 10)
-  --env NAME=VALUE   pin a hardened variable in every tier's tiershim.yaml (repeatable)
+  --env NAME=VALUE   pin a variable in every tier's tiershim.yaml (repeatable); not for
+                     credentials (the agent can read tiershim.yaml): use --secret
+  --secret NAME=VALUE
+                     pin a credential (a token, a password) in the secrets file, which only
+                     the gate reads: root:tiershim 0640 with --harden, else 0600 (repeatable)
+  --secrets-file FILE
+                     read more NAME=VALUE lines for the secrets file from FILE (# comments)
+  --tool-home DIR    the directory every real tool runs with as HOME (and XDG_CONFIG_HOME,
+                     XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME below it), so ~/.gitconfig,
+                     ~/.docker/, ~/.config/gh/ are the operator's (default
+                     <prefix>/lib/tiershim/home, created empty); with --harden it is made
+                     root-owned and not writable by group or others
   --tiers LIST       which tier directories to write (default 1,2,3)
   --dry-run-pin      pin dry-run on in every tier's tiershim.yaml
   --harden           (root only) create group tiershim, copy the real tools into
@@ -66,13 +79,13 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 nl='
 '
 prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
-hosts= inventory= mcp_configs= lock_wait= kernel_fence=on
+hosts= inventory= mcp_configs= lock_wait= secrets= secrets_file= tool_home= kernel_fence=on
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait|--kernel-fence)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait|--secret|--secrets-file|--tool-home|--kernel-fence)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*|--kernel-fence=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*|--secret=*|--secrets-file=*|--tool-home=*|--kernel-fence=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
@@ -86,6 +99,9 @@ while [ $# -gt 0 ]; do
         --audit-log) audit=$val ;;
         --policy) policy=$val ;;
         --env) envs="$envs$nl$val" ;;
+        --secret) secrets="$secrets$nl$val" ;;
+        --secrets-file) secrets_file=$val ;;
+        --tool-home) tool_home=$val ;;
         --tiers) tiers=$val ;;
         --group) group=$val ;;
         --skills) skills=$val ;;
@@ -118,6 +134,8 @@ case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, d
 [ -z "$repos" ] || repos=$(abs "$repos")
 [ -z "$cooldown" ] || cooldown=$(abs "$cooldown")
 [ -z "$inventory" ] || inventory=$(abs "$inventory")
+[ -z "$tool_home" ] || tool_home=$(abs "$tool_home")
+case $tool_home in /|*/../*|*/..) bad_usage "--tool-home $tool_home: name a directory of its own" ;; esac
 [ -z "$lock_wait" ] || [ -n "$cooldown" ] || bad_usage "--cooldown-lock-wait needs --cooldown-state (the file whose lock it waits for)"
 [ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
 [ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
@@ -125,12 +143,38 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     case $n in 1|2|3) ;; *) bad_usage "tier $n is not 1, 2 or 3" ;; esac
 done
 case $group in ''|*[!a-z0-9_-]*) bad_usage "--group $group: use lower-case letters, digits, _ and - only" ;; esac
+# A credential's name (the gate's own test, install.rs is_secret_name): it belongs in the
+# secrets file, never in tiershim.yaml, which the agent's shell can read.
+is_secret_name() {
+    case $(printf '%s' "$1" | tr '[:lower:]' '[:upper:]') in
+        *TOKEN*|*PASSWORD*|*PASSWD*|*SECRET*|*_PWD|DOCKER_AUTH_CONFIG) return 0 ;;
+    esac
+    return 1
+}
+if [ -n "$secrets_file" ]; then
+    [ -f "$secrets_file" ] && [ -r "$secrets_file" ] || bad_usage "--secrets-file $secrets_file is not a readable file"
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in ''|'#'*) continue ;; esac
+        secrets="$secrets$nl$line"
+    done < "$secrets_file"
+fi
 old_ifs=$IFS; IFS=$nl
 for kv in $envs; do
     case $kv in
         [A-Za-z_]*=*) name=${kv%%=*}; case $name in *[!A-Za-z0-9_]*) bad_usage "--env $kv: $name is not a variable name" ;; esac ;;
         *) bad_usage "--env $kv: not NAME=VALUE" ;;
     esac
+    if is_secret_name "$name"; then
+        bad_usage "--env $name=…: a credential; the agent can read tiershim.yaml, so pin it with --secret $name=… (the secrets file only the gate reads)"
+    fi
+    case ${kv#*=} in *://*:*@*) bad_usage "--env $name=…: the value holds a URL password; pin it with --secret $name=…" ;; esac
+done
+for kv in $secrets; do
+    case $kv in
+        [A-Za-z_]*=*) name=${kv%%=*}; case $name in *[!A-Za-z0-9_]*) bad_usage "--secret $name=…: $name is not a variable name" ;; esac ;;
+        *) bad_usage "--secret: a line is not NAME=VALUE" ;;
+    esac
+    case $nl$envs in *"$nl$name="*) bad_usage "--secret $name=… is also given as --env $name" ;; esac
 done
 IFS=$old_ifs
 if [ -n "$harden" ] && [ "$(id -u)" != 0 ]; then
@@ -274,6 +318,16 @@ if [ -z "$skills" ] && [ -d "$here/skills" ]; then
     IFS=$old_ifs
     skills=$lib/skills
 fi
+# The tool home: ours when it is the default; an existing directory is used as it is.
+if [ -z "$tool_home" ]; then
+    tool_home=$lib/home
+    claim "$lib/home"
+fi
+secrets_path=
+if [ -n "$secrets" ]; then
+    secrets_path=$lib/secrets.yaml
+    claim "$secrets_path"
+fi
 claim "$lib/fence-probe"
 if [ -n "$harden" ]; then
     claim "$lib/real"
@@ -368,6 +422,35 @@ if [ -n "$cooldown" ]; then
     fi
 fi
 
+# The tool home: the real tools' HOME, the operator's. Hardened, it and everything in it are
+# root's and writable by no one else, so no agent can plant a ~/.gitconfig, ~/.docker/ or
+# ~/.config/gh/ there.
+mkdir -p "$tool_home"
+if [ -n "$harden" ]; then
+    chown -R root:root "$tool_home"
+    chmod -R go-w "$tool_home"
+fi
+chmod 0755 "$tool_home"
+
+# The secrets file: pinned credentials, read by the gate only (holding the group when hardened).
+if [ -n "$secrets_path" ]; then
+    {
+        echo "# Written by install.sh: pinned credentials, read by the gate only. Re-running install.sh rewrites it."
+        IFS=$nl
+        for kv in $secrets; do
+            [ -n "$kv" ] && echo "${kv%%=*}: $(yq "${kv#*=}")"
+        done
+        IFS=$old_ifs
+    } > "$lib/.secrets.yaml.new"
+    if [ -n "$harden" ]; then
+        chown "root:$group" "$lib/.secrets.yaml.new"
+        chmod 0640 "$lib/.secrets.yaml.new"
+    else
+        chmod 0600 "$lib/.secrets.yaml.new"
+    fi
+    place "$lib/.secrets.yaml.new" "$secrets_path"
+fi
+
 if [ -n "$shipped_skills" ]; then
     mkdir -p "$lib/skills"
     [ -z "$harden" ] || chown root:root "$lib/skills"
@@ -412,6 +495,8 @@ EOF
         [ -z "$lock_wait" ] || echo "cooldown_lock_wait: $lock_wait"
         [ "$kernel_fence" = on ] || echo "kernel_fence: off"
         [ -z "$inventory" ] || echo "inventory: $(yq "$inventory")"
+        echo "tool_home: $(yq "$tool_home")"
+        [ -z "$secrets_path" ] || echo "secrets: $(yq "$secrets_path")"
         if [ -n "$mcp_configs" ]; then
             echo "mcp_configs:"
             IFS=$nl

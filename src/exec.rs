@@ -68,27 +68,46 @@ pub fn is_self(p: &Path) -> bool {
     }
 }
 
-/// The child's environment: the caller's, with every hardened variable of the policy removed,
-/// then the policy's forced values and the operator's pinned values set (the operator's win),
-/// then the values the policy forces at the effective `tier` (they win over everything).
-/// Returns the environment and what was changed.
+/// Where the real tool's per-user files are: `HOME` and the XDG base directories below
+/// `tool_home`, in the layout the tools expect (`~/.config/gh`, `~/.docker`, `~/.gitconfig`).
+pub fn home_vars(home: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", home.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+    ]
+}
+
+/// The child's environment, by allow-list (DESIGN §3.2): of the caller's variables only those
+/// the policy `pass`es; then the policy's forced values, the operator's pins of the variables
+/// this tool takes (`pass` or `pinned`), the values the policy forces at the effective `tier`,
+/// and last `HOME` and the XDG directories of `home` (the operator's tool home). Every caller
+/// variable that does not reach the tool as it was is logged: `removed` (not allowed), or
+/// replaced (`set`, `pinned`, `home`).
 pub fn child_env(
     caller: &[(OsString, OsString)],
     policy: &Policy,
-    cfg: &InstallConfig,
+    pins: &BTreeMap<String, String>,
+    home: Option<&Path>,
     tier: u8,
 ) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
     // What is set, by precedence: the policy's forced values, then the operator's pins, then
-    // the policy's values for this tier.
-    let mut forced: BTreeMap<&str, (&str, &'static str)> = BTreeMap::new();
+    // the policy's values for this tier, then the tool home.
+    let mut forced: BTreeMap<&str, (OsString, &'static str)> = BTreeMap::new();
     for (k, v) in &policy.set {
-        forced.insert(k, (v, "set"));
+        forced.insert(k, (v.into(), "set"));
     }
-    for (k, v) in &cfg.env {
-        forced.insert(k, (v, "pinned"));
+    for (k, v) in pins.iter().filter(|(k, _)| policy.takes_pin(k)) {
+        forced.insert(k, (v.into(), "pinned"));
     }
     for (k, v) in policy.set_by_tier.get(&tier).into_iter().flatten() {
-        forced.insert(k, (v, "set"));
+        forced.insert(k, (v.into(), "set"));
+    }
+    let home_vars = home.map(home_vars).unwrap_or_default();
+    for (k, v) in &home_vars {
+        forced.insert(k, (v.as_os_str().to_owned(), "home"));
     }
     let mut resets = Vec::new();
     let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len() + forced.len());
@@ -97,7 +116,7 @@ pub fn child_env(
         if forced.contains_key(name.as_ref()) {
             continue; // replaced below
         }
-        if policy.resets(&name) {
+        if !policy.passes(&name) {
             resets.push(EnvReset {
                 var: name.into_owned(),
                 action: "removed",
@@ -108,13 +127,18 @@ pub fn child_env(
     }
     for (k, (v, action)) in forced {
         let was = caller.iter().find(|(ck, _)| ck == k).map(|(_, cv)| cv);
-        if was.is_none_or(|cv| cv != v) {
+        // The tool home is set on every call: logged only where it replaces the caller's value.
+        let changed = match was {
+            None => action != "home",
+            Some(cv) => *cv != v,
+        };
+        if changed {
             resets.push(EnvReset {
                 var: k.to_string(),
                 action,
             });
         }
-        env.push((k.into(), v.into()));
+        env.push((k.into(), v));
     }
     (env, resets)
 }

@@ -7,9 +7,10 @@
 //! cannot be read is an error (exit 78, naming the file); changed files that cannot be worked
 //! out are a per-action `Err` that `decide()` turns into a refusal saying why.
 //!
-//! git runs with a clean environment and the gate's own safety overrides, so a hostile
-//! repository config cannot make fact-gathering run a program (fsmonitor, hooks, external diff,
-//! textconv, signature programs) or write the index.
+//! git runs with a clean environment (its HOME the install's tool home, so it reads the same
+//! global config as the real git of the agent's calls) and the gate's own safety overrides, so a
+//! hostile repository config cannot make fact-gathering run a program (fsmonitor, hooks,
+//! external diff, textconv, signature programs) or write the index.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -48,21 +49,33 @@ const GIT_SAFE: &[&str] = &[
 /// How facts reach the real git.
 pub struct Git {
     pub bin: PathBuf,
+    /// The install's tool home: the gate's git reads the same `~/.gitconfig` as the real git the
+    /// agent's calls run (`push.default`, `branch.<b>.merge` decide what a push sends). Without
+    /// one, no global config is read.
+    pub home: Option<PathBuf>,
 }
 
 impl Git {
-    fn env() -> Vec<(OsString, OsString)> {
-        [
+    fn env(&self) -> Vec<(OsString, OsString)> {
+        let mut env: Vec<(OsString, OsString)> = [
             ("LC_ALL", "C"),
             ("PATH", "/usr/bin:/bin"),
             ("GIT_CONFIG_NOSYSTEM", "1"),
-            ("GIT_CONFIG_GLOBAL", "/dev/null"),
             ("GIT_TERMINAL_PROMPT", "0"),
             ("GIT_OPTIONAL_LOCKS", "0"),
         ]
         .into_iter()
         .map(|(k, v)| (k.into(), v.into()))
-        .collect()
+        .collect();
+        match &self.home {
+            Some(home) => env.extend(
+                crate::exec::home_vars(home)
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into_os_string())),
+            ),
+            None => env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into())),
+        }
+        env
     }
 
     /// Run git in `dir`; stdout, or the first line of stderr as the error.
@@ -87,7 +100,7 @@ impl Git {
             .args(args)
             .current_dir(dir)
             .env_clear()
-            .envs(Git::env())
+            .envs(self.env())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -128,11 +128,20 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
     (inv, facts)
 }
 
+/// The real git as the gate runs it for facts: with the install's tool home as HOME, so it
+/// reads the same global config as the real git of the agent's calls.
+fn gate_git(cfg: &InstallConfig) -> Option<Git> {
+    exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git {
+        bin,
+        home: cfg.tool_home().ok().map(Path::to_path_buf),
+    })
+}
+
 /// A `gh api` call with its placeholders filled, once for every repository gh could pick: the
 /// actions of all of them, so the strictest decides. A fill that fails, or a filled call the
 /// grammar cannot read, is the call's problem.
 fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents, cwd: &Path, first: Invocation) -> Invocation {
-    let git = exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin });
+    let git = gate_git(cfg);
     let pinned = cfg.env.get("GH_REPO").map(String::as_str);
     let mut out: Option<Invocation> = None;
     for fill in facts::gh_fills(git.as_ref(), cwd, pinned) {
@@ -158,11 +167,7 @@ fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents,
 /// files with the install's real git.
 pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
     let sources = Sources::from_config(cfg.skills.as_ref());
-    let git = if needs.scope.is_empty() {
-        None
-    } else {
-        exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
-    };
+    let git = if needs.scope.is_empty() { None } else { gate_git(cfg) };
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
@@ -397,9 +402,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let mut env = Vec::new();
     let mut resets = Vec::new();
     if d.verdict == Verdict::Allow {
-        match exec::resolve_real(&cfg, tool) {
-            Ok(p) => {
-                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg, d.effective_tier);
+        // The real tool, the operator's tool home and pins (the secrets file is read only now,
+        // for a call that runs).
+        let ready = exec::resolve_real(&cfg, tool).and_then(|p| Ok((p, cfg.tool_home()?, cfg.pins()?)));
+        match ready {
+            Ok((p, home, pins)) => {
+                (env, resets) = exec::child_env(&ctx.env, &policy, &pins, Some(home), d.effective_tier);
                 real = Some(p);
             }
             Err(e) => failure = Some(e),

@@ -49,6 +49,10 @@ pub struct InstallFile {
     #[serde(default)]
     pub endpoints: Vec<crate::policy::endpoints::EndpointFile>,
     #[serde(default)]
+    pub tool_home: Option<PathBuf>,
+    #[serde(default)]
+    pub secrets: Option<PathBuf>,
+    #[serde(default)]
     pub announce: Option<Announce>,
     #[serde(default)]
     pub kernel_fence: Option<KernelFenceFile>,
@@ -155,6 +159,16 @@ pub struct InstallConfig {
     /// `endpoints:`: the operator's endpoint rules, each with the line of the file it starts
     /// on. Validated here; their examples are run when curl or gh load their policy.
     pub endpoints: Vec<(crate::policy::endpoints::EndpointFile, usize)>,
+    /// `tool_home:`: the operator-owned directory every real tool runs with as `HOME` (and the
+    /// XDG directories below it), so `~/.gitconfig`, `~/.docker/`, `~/.config/gh/` are the
+    /// operator's (DESIGN §3.2). Absent: the gate runs no real tool (exit 78).
+    pub tool_home: Option<PathBuf>,
+    /// `secrets:`: a file of pinned values only the gate can read (`NAME=VALUE` lines, or
+    /// YAML `NAME: VALUE`), added to `env:` when a tool runs.
+    pub secrets: Option<PathBuf>,
+    /// Loaded with the trust rules of a hardened install's gate (root-owned files, the secrets
+    /// file readable by the gate's group only).
+    pub hardened: bool,
 }
 
 impl InstallConfig {
@@ -180,6 +194,9 @@ impl InstallConfig {
             announce: Announce::Audit,
             kernel_fence: KernelFence::Off,
             endpoints: Vec::new(),
+            tool_home: None,
+            secrets: None,
+            hardened: false,
         }
     }
 
@@ -214,7 +231,9 @@ impl InstallConfig {
         if let Some(hardened) = trust {
             check_trust(path, hardened)?;
         }
-        InstallConfig::parse(path, &text)
+        let mut cfg = InstallConfig::parse(path, &text)?;
+        cfg.hardened = trust.unwrap_or(false);
+        Ok(cfg)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<InstallConfig> {
@@ -244,9 +263,16 @@ impl InstallConfig {
                 Tool::from_name(name).ok_or_else(|| invalid(format!("`real.{name}`: {name} is not a gated tool ({})", Tool::names())))?;
             real.insert(tool, abs(p));
         }
-        for var in file.env.keys() {
+        for (var, value) in &file.env {
             if var.is_empty() || var.contains('=') || var.contains('\0') {
                 return Err(invalid(format!("`env.{var}` is not a variable name")));
+            }
+            // The agent's shell reads this file: a credential here is the agent's.
+            if is_secret_name(var) || has_url_password(value) {
+                return Err(invalid(format!(
+                    "`env.{var}` holds a credential, and the agent can read tiershim.yaml: move it to the secrets file \
+                     (`secrets:`; install.sh --secret {var}=…)"
+                )));
             }
         }
         // libpq looks a service up in PGSERVICEFILE, else in ~/.pg_service.conf, which the agent
@@ -345,6 +371,14 @@ impl InstallConfig {
             crate::policy::endpoints::validate_one(e.clone()).map_err(|msg| invalid(format!("line {line}: endpoint {}: {msg}", e.id)))?;
             endpoints.push((e, line));
         }
+        let tool_home = file.tool_home.as_deref().map(abs);
+        if let Some(h) = &tool_home
+            && h == Path::new("/")
+        {
+            return Err(invalid(
+                "`tool_home: /` is the root directory: name a directory of its own, owned by the operator".into(),
+            ));
+        }
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -367,6 +401,9 @@ impl InstallConfig {
             announce: file.announce.unwrap_or_default(),
             kernel_fence,
             endpoints,
+            tool_home,
+            secrets: file.secrets.as_deref().map(abs),
+            hardened: false,
         })
     }
 
@@ -374,6 +411,136 @@ impl InstallConfig {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
     }
+
+    /// The tool home the real tools run with, trusted as the config is: a directory writable by
+    /// its owner only, owned by root in a hardened install. Without one the gate runs no real
+    /// tool: it would read the agent's `~/.gitconfig`, `~/.docker/` and `~/.config/gh/`.
+    pub fn tool_home(&self) -> Result<&Path> {
+        let Some(home) = self.tool_home.as_deref() else {
+            return Err(Error::ConfigInvalid {
+                path: self.path.clone(),
+                msg: "names no `tool_home:`, so the real tool would run with the agent's HOME (its ~/.gitconfig, \
+                      ~/.docker/, ~/.config/gh/): add `tool_home:` (an operator-owned directory), or re-run install.sh, \
+                      which always writes one"
+                    .into(),
+            });
+        };
+        let meta = std::fs::metadata(home).map_err(|e| Error::ConfigRead {
+            path: home.to_path_buf(),
+            source: e,
+        })?;
+        let unsafe_home = |msg: String| Error::ConfigUnsafe {
+            path: home.to_path_buf(),
+            msg,
+        };
+        if !meta.is_dir() {
+            return Err(unsafe_home("`tool_home` is not a directory".into()));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(unsafe_home(format!(
+                "the tool home is writable by group or others (mode {:o}); make it writable by its owner only (chmod go-w)",
+                meta.mode() & 0o7777
+            )));
+        }
+        if self.hardened && meta.uid() != 0 {
+            return Err(unsafe_home(format!(
+                "the tool home must be owned by root in a hardened install (owner uid {})",
+                meta.uid()
+            )));
+        }
+        Ok(home)
+    }
+
+    /// The operator's pinned values: `env:`, and the secrets file when there is one (read now;
+    /// trusted only when no one but its owner and, hardened, the gate's group can read it).
+    pub fn pins(&self) -> Result<BTreeMap<String, String>> {
+        let mut pins = self.env.clone();
+        let Some(path) = &self.secrets else {
+            return Ok(pins);
+        };
+        for (k, v) in read_secrets(path, self.hardened)? {
+            if pins.contains_key(&k) {
+                return Err(Error::ConfigInvalid {
+                    path: self.path.clone(),
+                    msg: format!(
+                        "`{k}` is pinned both in `env:` and in the secrets file {}; keep one",
+                        path.display()
+                    ),
+                });
+            }
+            pins.insert(k, v);
+        }
+        Ok(pins)
+    }
+}
+
+/// Names whose values are credentials: they belong in the secrets file, never in tiershim.yaml,
+/// which the agent's shell can read.
+pub fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    ["TOKEN", "PASSWORD", "PASSWD", "SECRET"].iter().any(|w| n.contains(w)) || n.ends_with("_PWD") || n == "DOCKER_AUTH_CONFIG"
+}
+
+/// A value that carries a password (`scheme://user:password@host`).
+fn has_url_password(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(_, rest)| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority.rsplit_once('@').is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    })
+}
+
+/// The secrets file: a YAML mapping of variable names to values, as `env:` is. Only the gate
+/// (its owner, or its group in a hardened install) may read it.
+pub fn read_secrets(path: &Path, hardened: bool) -> Result<BTreeMap<String, String>> {
+    let invalid = |msg: String| Error::ConfigInvalid {
+        path: path.to_path_buf(),
+        msg,
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::ConfigRead {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let meta = file.metadata().map_err(|e| Error::ConfigRead {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let unsafe_file = |msg: String| Error::ConfigUnsafe {
+        path: path.to_path_buf(),
+        msg,
+    };
+    if !meta.is_file() {
+        return Err(unsafe_file("the secrets file is not a regular file".into()));
+    }
+    if meta.mode() & 0o007 != 0 {
+        return Err(unsafe_file(format!(
+            "the secrets file can be read or written by others (mode {:o}); chmod 0640 it (0600 without --harden)",
+            meta.mode() & 0o7777
+        )));
+    }
+    if meta.mode() & 0o020 != 0 {
+        return Err(unsafe_file(format!(
+            "the secrets file is writable by its group (mode {:o}); chmod g-w it",
+            meta.mode() & 0o7777
+        )));
+    }
+    if hardened && (meta.uid() != 0 || meta.gid() != nix::unistd::getegid().as_raw()) {
+        return Err(unsafe_file(format!(
+            "in a hardened install the secrets file must be owned by root and the gate's group (owner {}:{})",
+            meta.uid(),
+            meta.gid()
+        )));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, 1 << 20), &mut text)
+        .map_err(|e| invalid(format!("cannot be read as text: {e}")))?;
+    let map: BTreeMap<String, String> =
+        serde_yaml_ng::from_str(&text).map_err(|e| invalid(format!("is not a mapping of NAME: VALUE ({e})")))?;
+    for k in map.keys() {
+        if k.is_empty() || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || k.as_bytes()[0].is_ascii_digit() {
+            return Err(invalid(format!("`{k}` is not a variable name")));
+        }
+    }
+    Ok(map)
 }
 
 /// The line (from 1) where the rule with `id` starts: the line naming its id, or 0.
@@ -496,6 +663,44 @@ mod tests {
     }
 
     #[test]
+    fn credentials_are_refused_in_env_and_belong_in_the_secrets_file() {
+        for text in [
+            "tier: 1\nenv: {GH_TOKEN: x}\n",
+            "tier: 1\nenv: {PGPASSWORD: x}\n",
+            "tier: 1\nenv: {MYSQL_PWD: x}\n",
+            "tier: 1\nenv: {GITEA_TOKEN: x}\n",
+            "tier: 1\nenv: {HTTPS_PROXY: 'http://ops:s3cret@proxy:3128'}\n",
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains("holds a credential") && e.contains("--secret"), "{text}: {e}");
+        }
+        assert!(parse("tier: 1\nenv: {HTTPS_PROXY: 'http://proxy:3128', GH_HOST: ghe.example}\n").is_ok());
+        let c = parse("tier: 1\nsecrets: ../secrets.yaml\ntool_home: ../home\n").unwrap();
+        assert_eq!(c.secrets, Some(PathBuf::from("/i/tier1/../secrets.yaml")));
+        assert_eq!(c.tool_home, Some(PathBuf::from("/i/tier1/../home")));
+    }
+
+    #[test]
+    fn a_secrets_file_others_can_read_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("secrets.yaml");
+        std::fs::write(&f, "GH_TOKEN: 'ghp_x'\nPGPASSWORD: pw\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(
+            read_secrets(&f, false)
+                .unwrap_err()
+                .to_string()
+                .contains("can be read or written by others")
+        );
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let got = read_secrets(&f, false).unwrap();
+        assert_eq!(got["GH_TOKEN"], "ghp_x");
+        std::fs::write(&f, "not a name: x\n").unwrap();
+        assert!(read_secrets(&f, false).unwrap_err().to_string().contains("is not a variable name"));
+    }
+
+    #[test]
     fn hosts_are_bare_names_or_addresses() {
         let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
         assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);
@@ -530,6 +735,7 @@ mod tests {
             ("tier: [1\n", "tiershim.yaml"),
             ("tier: 2\nworkspaces: [/]\n", "`workspaces:` entry / is `/` or holds `..`"),
             ("tier: 2\nworkspaces: [/repos/../etc]\n", "holds `..`"),
+            ("tier: 2\ntool_home: /\n", "`tool_home: /` is the root directory"),
             (
                 "tier: 1\nenv: {PGSERVICE: monitor}\n",
                 "`env.PGSERVICE` is pinned without `env.PGSERVICEFILE`",

@@ -203,8 +203,13 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     // An allowed call whose real tool the gate cannot run ends as the gate's would: 127 for a
     // missing tool, 78 for one that is tiershim itself.
     let mut failure = None;
+    // An install's gate runs no real tool without a trusted tool home either.
+    let ready = crate::exec::resolve_real(&cfg, tool).and_then(|_| match &cfg_path {
+        Some(_) => cfg.tool_home().map(|_| ()),
+        None => Ok(()),
+    });
     if d.verdict == Verdict::Allow
-        && let Err(e) = crate::exec::resolve_real(&cfg, tool)
+        && let Err(e) = ready
     {
         message = match &e {
             Error::RealMissing { .. } => format!(

@@ -176,15 +176,22 @@ impl ScopeKind {
     }
 }
 
+/// `env:` of a tool's policy (and of `common.yaml`): the environment the real tool gets is an
+/// allow-list (DESIGN §3.2). A variable the caller sets that is named by neither `pass` nor
+/// `pinned` is removed before exec, and the removal is logged.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvFile {
-    /// Variables reset before exec: set to the pinned value, or removed. `PREFIX*` matches a
-    /// family (`GIT_CONFIG_KEY_*`).
+    /// Variables that pass from the caller's environment (locale, terminal, …), unless the
+    /// operator pinned them. `PREFIX*` matches a family (`LC_*`).
     #[serde(default)]
-    pub reset: Vec<String>,
+    pub pass: Vec<String>,
+    /// Variables only the operator sets (tiershim.yaml `env:` or the secrets file): the caller's
+    /// value is removed, the pinned one set.
+    #[serde(default)]
+    pub pinned: Vec<String>,
     /// Variables that, when the caller sets them, must equal the pinned value, else the call is
-    /// refused (retargeting a daemon is refused, not silently corrected).
+    /// refused (retargeting a daemon is refused, not silently corrected). Each is `pinned`.
     #[serde(default)]
     pub must_match: Vec<String>,
     /// Values forced on every exec unless the operator pinned the variable (`GH_PAGER: cat`):
@@ -263,7 +270,10 @@ pub struct Policy {
     pub tool: Tool,
     pub source: String,
     pub skill: String,
-    pub reset: Vec<String>,
+    /// Variables that pass from the caller (common + tool).
+    pub pass: Vec<String>,
+    /// Variables only the operator's pins set (common + tool).
+    pub pinned: Vec<String>,
     pub must_match: Vec<String>,
     /// Forced values (common + tool), applied unless the operator pinned the variable.
     pub set: BTreeMap<String, String>,
@@ -605,10 +615,32 @@ impl Policy {
                 cooldown: r.cooldown,
             });
         }
-        let mut reset = common.env.reset.clone();
-        reset.extend(file.env.reset);
+        let mut pass = common.env.pass.clone();
+        pass.extend(file.env.pass);
+        let mut pinned = common.env.pinned.clone();
+        pinned.extend(file.env.pinned);
         let mut must_match = common.env.must_match.clone();
         must_match.extend(file.env.must_match);
+        for v in pass.iter().chain(&pinned).chain(&must_match) {
+            if v.is_empty() || v.contains('=') || v[..v.len() - 1].contains('*') {
+                return Err(policy_err(
+                    &source,
+                    format!("env: `{v}` is not a variable name (or a `PREFIX*` family)"),
+                ));
+            }
+        }
+        if let Some(v) = pass.iter().find(|v| pinned.contains(v)) {
+            return Err(policy_err(
+                &source,
+                format!("env: `{v}` is in both `pass` and `pinned` (a pin wins over a passed value anyway)"),
+            ));
+        }
+        if let Some(v) = must_match.iter().find(|v| !pinned.iter().any(|p| names(p, v))) {
+            return Err(policy_err(
+                &source,
+                format!("env.must_match: `{v}` is not in `pinned` (only the operator sets what must match)"),
+            ));
+        }
         let mut set = common.env.set.clone();
         set.extend(file.env.set);
         let mut set_by_tier = common.env.set_by_tier.clone();
@@ -622,7 +654,8 @@ impl Policy {
             tool,
             source,
             skill: file.skill,
-            reset,
+            pass,
+            pinned,
             must_match,
             set,
             set_by_tier,
@@ -647,11 +680,22 @@ impl Policy {
         Ok(out)
     }
 
-    /// Whether `var` is one of the hardened variables for this tool.
-    pub fn resets(&self, var: &str) -> bool {
-        self.reset.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => var.starts_with(prefix),
-            None => p == var,
-        })
+    /// Whether the caller's `var` passes to the real tool (the allow-list).
+    pub fn passes(&self, var: &str) -> bool {
+        self.pass.iter().any(|p| names(p, var))
+    }
+
+    /// Whether an operator's pin of `var` reaches this tool: it is one the tool passes or one
+    /// only the operator sets.
+    pub fn takes_pin(&self, var: &str) -> bool {
+        self.passes(var) || self.pinned.iter().any(|p| names(p, var))
+    }
+}
+
+/// `pattern` (a name, or `PREFIX*`) names `var`.
+fn names(pattern: &str, var: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => var.starts_with(prefix),
+        None => pattern == var,
     }
 }

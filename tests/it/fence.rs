@@ -150,13 +150,15 @@ fn gh_fenced(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     let (env, work) = fenced(
         &["gh", "git"],
         &format!(
-            "env:\n  GH_HOST: \"127.0.0.1:{}\"\n  GH_ENTERPRISE_TOKEN: tok-for-tests\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
+            "env:\n  GH_HOST: \"127.0.0.1:{}\"\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
             tls.port,
             tls.cert.display(),
             cfg.display()
         ),
     );
     std::mem::forget(probe);
+    // The token is a credential: in the secrets file, never in tiershim.yaml.
+    env.pin_secrets(&[("GH_ENTERPRISE_TOKEN", "tok-for-tests")]);
     (env, tls, work)
 }
 

@@ -136,47 +136,103 @@ fn a_pinned_dry_run_cannot_be_turned_off_by_the_environment() {
 }
 
 #[test]
-fn hardened_variables_are_removed_or_pinned_and_each_reset_is_logged() {
-    let env = TestEnv::new(1, "env:\n  GIT_CONFIG_NOSYSTEM: \"1\"\n");
+fn the_environment_is_an_allow_list_pins_reach_only_their_tools_and_each_removal_is_logged() {
+    let env = TestEnv::new(1, "env:\n  GIT_CONFIG_NOSYSTEM: \"1\"\n  DOCKER_HOST: unix:///run/docker.sock\n");
     let r = env.run(
         "git",
         &["status"],
         &[
             ("CLAUDEOPS_TIER", "1"),
             ("LD_PRELOAD", "/tmp/evil.so"),
+            ("OPENSSL_CONF", "/tmp/evil.cnf"),
             ("GIT_SSH_COMMAND", "sh -c evil"),
             ("GIT_CONFIG_COUNT", "1"),
             ("GIT_CONFIG_KEY_0", "core.pager"),
             ("GIT_CONFIG_VALUE_0", "sh"),
             ("GIT_CONFIG_NOSYSTEM", "0"),
-            ("HARMLESS", "kept"),
+            ("XDG_CONFIG_HOME", "/tmp/agent-config"),
+            ("UNLISTED", "x"),
+            ("LANG", "C.UTF-8"),
+            ("TERM", "xterm"),
         ],
     );
     assert_eq!(r.code(), 0, "{}", r.stderr());
     let got = env.received_env("git").unwrap();
     for gone in [
         "LD_PRELOAD",
+        "OPENSSL_CONF",
         "GIT_SSH_COMMAND",
         "GIT_CONFIG_COUNT",
         "GIT_CONFIG_KEY_0",
         "GIT_CONFIG_VALUE_0",
+        "UNLISTED",
+        // Pinned, but for docker only.
+        "DOCKER_HOST",
     ] {
         assert!(!got.contains_key(gone), "{gone} reached git");
     }
     assert_eq!(got.get("GIT_CONFIG_NOSYSTEM").map(String::as_str), Some("1"));
-    assert_eq!(got.get("HARMLESS").map(String::as_str), Some("kept"));
-    let resets = env.last_audit()["env_resets"].clone();
-    let vars: Vec<&str> = resets.as_array().unwrap().iter().map(|r| r["var"].as_str().unwrap()).collect();
-    for v in [
-        "LD_PRELOAD",
-        "GIT_SSH_COMMAND",
-        "GIT_CONFIG_COUNT",
-        "GIT_CONFIG_KEY_0",
-        "GIT_CONFIG_VALUE_0",
-        "GIT_CONFIG_NOSYSTEM",
-    ] {
-        assert!(vars.contains(&v), "{v} not logged in {resets}");
+    for (k, v) in [("LANG", "C.UTF-8"), ("TERM", "xterm"), ("CLAUDEOPS_TIER", "1")] {
+        assert_eq!(got.get(k).map(String::as_str), Some(v), "{k}");
     }
+    // The operator's tool home, whatever the caller said.
+    let home = env.tool_home().display().to_string();
+    assert_eq!(got.get("HOME"), Some(&home));
+    assert_eq!(got.get("XDG_CONFIG_HOME"), Some(&format!("{home}/.config")));
+    assert_eq!(got.get("XDG_CACHE_HOME"), Some(&format!("{home}/.cache")));
+    let resets = env.last_audit()["env_resets"].clone();
+    let logged: Vec<(String, String)> = resets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["var"].as_str().unwrap().to_string(), r["action"].as_str().unwrap().to_string()))
+        .collect();
+    for (v, action) in [
+        ("LD_PRELOAD", "removed"),
+        ("OPENSSL_CONF", "removed"),
+        ("GIT_SSH_COMMAND", "removed"),
+        ("GIT_CONFIG_COUNT", "removed"),
+        ("UNLISTED", "removed"),
+        ("GIT_CONFIG_NOSYSTEM", "pinned"),
+        ("HOME", "home"),
+        ("XDG_CONFIG_HOME", "home"),
+    ] {
+        assert!(
+            logged.contains(&(v.to_string(), action.to_string())),
+            "{v} ({action}) not logged in {resets}"
+        );
+    }
+    assert!(!logged.iter().any(|(v, _)| v == "LANG" || v == "TERM"), "{resets}");
+}
+
+#[test]
+fn without_a_tool_home_no_real_tool_runs() {
+    let env = TestEnv::new(1, "");
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("tool_home:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    env.write_config_exact(&without);
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(r.stderr().contains("names no `tool_home:`"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+    // A refusal needs no tool home.
+    let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    // A tool home others can write is no operator's.
+    env.write_config(&without);
+    std::fs::set_permissions(env.tool_home(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("the tool home is writable by group or others"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None);
 }
 
 #[test]

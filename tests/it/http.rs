@@ -545,7 +545,7 @@ fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     let env = TestEnv::new(
         3,
         &format!(
-            "real:\n  gh: {}\nenv:\n  GH_HOST: \"127.0.0.1:{}\"\n  GH_ENTERPRISE_TOKEN: tok-for-tests\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
+            "real:\n  gh: {}\nenv:\n  GH_HOST: \"127.0.0.1:{}\"\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
             real("gh").display(),
             tls.port,
             tls.cert.display(),
@@ -554,6 +554,8 @@ fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     );
     // Keep the certificate's directory alive with the install.
     std::mem::forget(probe);
+    // The token is a credential: in the secrets file, never in tiershim.yaml.
+    env.pin_secrets(&[("GH_ENTERPRISE_TOKEN", "tok-for-tests")]);
     let work = env.path("work");
     std::fs::create_dir_all(&work).unwrap();
     (env, tls, work)

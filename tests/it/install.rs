@@ -88,8 +88,9 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
 
         let cfg = std::fs::read_to_string(dir.join("tiershim.yaml")).unwrap();
         let mut want = format!(
-            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nkernel_fence: off\nskills:\n  baseline: '{}'\nreal:\n",
+            "# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nkernel_fence: off\ntool_home: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
             inst.audit.display(),
+            inst.prefix.join("lib/tiershim/home").display(),
             inst.prefix.join("lib/tiershim/skills").display()
         );
         for t in tools() {
@@ -238,6 +239,16 @@ fn install_refuses_bad_arguments_before_changing_anything() {
             "--cooldown-lock-wait ten: a whole number",
         ),
         (vec!["--prefix", &p, "--bogus"], "unknown argument --bogus"),
+        (vec!["--prefix", &p, "--env", "GH_TOKEN=ghp_x"], "--env GH_TOKEN=…: a credential"),
+        (
+            vec!["--prefix", &p, "--env", "HTTPS_PROXY=http://u:pw@proxy:3128"],
+            "holds a URL password",
+        ),
+        (vec!["--prefix", &p, "--secret", "bad name=x"], "is not a variable name"),
+        (
+            vec!["--prefix", &p, "--tool-home", "/"],
+            "--tool-home /: name a directory of its own",
+        ),
         (vec!["--tiers", "1"], "--prefix is required"),
         (vec!["--prefix"], "--prefix needs a value"),
     ] {
@@ -375,4 +386,40 @@ fn hosts_inventory_mcp_configs_and_the_lock_wait_are_written_and_load() {
     let inv: serde_json::Value = serde_json::from_slice(&std::fs::read(&inventory).unwrap()).unwrap();
     let container = inv["domains"].as_array().unwrap().iter().find(|d| d["id"] == "container").unwrap();
     assert_eq!(container["mcp"][0]["name"], "docker");
+}
+
+#[test]
+fn secrets_go_to_a_file_only_the_gate_reads_and_every_tier_names_it_and_a_tool_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let more = tmp.path().join("more-secrets");
+    std::fs::write(&more, "# pinned\nPGPASSWORD=pw with 'quote'\n").unwrap();
+    let inst = Installed::new(&[
+        "--secret",
+        "GH_TOKEN=ghp_secret",
+        "--secrets-file",
+        more.to_str().unwrap(),
+        "--env",
+        "GH_HOST=ghe.example",
+    ]);
+    let lib = inst.prefix.join("lib/tiershim");
+    let secrets = lib.join("secrets.yaml");
+    let meta = std::fs::metadata(&secrets).unwrap();
+    assert_eq!(std::os::unix::fs::MetadataExt::mode(&meta) & 0o777, 0o600);
+    let got = tiershim::install::read_secrets(&secrets, false).unwrap();
+    assert_eq!(got["GH_TOKEN"], "ghp_secret");
+    assert_eq!(got["PGPASSWORD"], "pw with 'quote'");
+    let home = lib.join("home");
+    assert!(home.is_dir());
+    for n in 1..=3u8 {
+        let text = std::fs::read_to_string(inst.tier_dir(n).join("tiershim.yaml")).unwrap();
+        assert!(text.contains(&format!("secrets: '{}'\n", secrets.display())), "{text}");
+        assert!(text.contains(&format!("tool_home: '{}'\n", home.display())), "{text}");
+        assert!(!text.contains("ghp_secret") && !text.contains("pw with"), "{text}");
+        assert!(text.contains("GH_HOST: 'ghe.example'"), "{text}");
+    }
+    // Without secrets the file goes, as anything install.sh made and would not make now.
+    let r = inst.reinstall(&[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!secrets.exists());
+    assert!(home.is_dir());
 }

@@ -240,7 +240,11 @@ fn the_audit_report_shows_refusals_dry_runs_resets_and_odd_lines() {
         "REFUSED: restarting, starting or stopping a container requires tier 2 (this agent is tier 1) — escalate to a tier 2 agent or an operator"
     );
     assert_eq!(r["dry_runs"][0]["call"], "docker restart api");
-    assert_eq!(r["env_resets"], serde_json::json!({"DOCKER_BUILDKIT (removed)": 1}));
+    // The harness gives the caller a HOME, which the tool home replaces.
+    assert_eq!(
+        r["env_resets"],
+        serde_json::json!({"DOCKER_BUILDKIT (removed)": 1, "HOME (home)": 1})
+    );
     assert_eq!(r["tier_lowered"].as_array().unwrap().len(), 1);
     let odd: Vec<&str> = r["odd"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
     let me = std::fs::canonicalize(bin()).unwrap();
