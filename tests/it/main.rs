@@ -10,6 +10,7 @@ mod installed;
 mod inventory;
 
 mod bad_input;
+mod check;
 mod cooldown;
 mod corpus;
 mod dbserver;
