@@ -413,11 +413,12 @@ fi
 umask 022
 mkdir -p "$prefix/bin" "$lib"
 
-# Before --harden changes a path it did not create: its owner and mode, once (the first run's).
+# Before install.sh changes a path it did not create: its owner and mode, once (the first run's).
 remember() {
     [ -e "$1" ] || return 0
     in_list "$1" "$new_manifest" && return 0
     [ -f "$record" ] || { : > "$record" && chmod 0600 "$record"; }
+    grep -Fqx "created $1" "$record" && return 0
     awk -v p="$1" '/^was / { l = $0; sub(/^was [^ ]+ [^ ]+ [^ ]+ /, "", l); if (l == p) found = 1 } END { exit !found }' "$record" && return 0
     printf 'was %s %s\n' "$(stat -c '%a %u %g' "$1")" "$1" >> "$record"
 }

@@ -29,7 +29,10 @@ fn id_of(flag: &str, name: &str) -> u32 {
 
 impl Account {
     fn create() -> Account {
-        let tag = format!("ts{}", std::process::id());
+        // Unique per test in this process: the harden tests run at the same time.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = format!("ts{}x{n}", std::process::id());
         let group = format!("{tag}g");
         let user = format!("{tag}u");
         must(Command::new("groupadd").args(["--system", &group]));
