@@ -456,6 +456,14 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
         crate::harness::write_exec(&real.join(&t), "#!/bin/sh\necho real\n");
     }
     let state = tmp.path().join("state/cooldown.json");
+    // The operator's own tool home, with a file in it: --harden makes both root's.
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]\n").unwrap();
+    for (p, mode) in [(&home, 0o775), (&home.join(".gitconfig"), 0o664)] {
+        std::os::unix::fs::chown(p, Some(acct.uid), Some(acct.gid)).unwrap();
+        std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    }
     let before_bin = std::fs::metadata(prefix.join("bin")).unwrap();
     let r = crate::installed::run_install(&[
         "--prefix",
@@ -466,6 +474,8 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
         audit.to_str().unwrap(),
         "--cooldown-state",
         state.to_str().unwrap(),
+        "--tool-home",
+        home.to_str().unwrap(),
         "--harden",
         "--group",
         &group,
@@ -476,6 +486,7 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
     let m = std::fs::metadata(prefix.join("bin")).unwrap();
     assert_eq!((m.uid(), m.mode() & 0o022), (0, 0));
     assert_eq!(std::fs::metadata(&audit).unwrap().mode() & 0o7777, 0o660);
+    assert_eq!(std::fs::metadata(home.join(".gitconfig")).unwrap().uid(), 0);
     // A second run records nothing new: the first run's owners and modes are what comes back.
     let r2 = crate::installed::run_install(&[
         "--prefix",
@@ -486,6 +497,8 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
         audit.to_str().unwrap(),
         "--cooldown-state",
         state.to_str().unwrap(),
+        "--tool-home",
+        home.to_str().unwrap(),
         "--harden",
         "--group",
         &group,
@@ -503,6 +516,10 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
     assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (before_bin.uid(), before_bin.gid(), 0o775));
     let m = std::fs::metadata(&audit).unwrap();
     assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (acct.uid, acct.gid, 0o644));
+    for (p, mode) in [(&home, 0o775), (&home.join(".gitconfig"), 0o664)] {
+        let m = std::fs::metadata(p).unwrap();
+        assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (acct.uid, acct.gid, mode), "{}", p.display());
+    }
     // What it made is gone (bin/ was the operator's and stays, empty); the group too; the
     // cooldown state it made is data: kept, and root's.
     assert_eq!(std::fs::read_dir(prefix.join("bin")).unwrap().count(), 0);
