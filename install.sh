@@ -24,6 +24,7 @@ set -eu
 usage() {
     cat <<'USAGE'
 usage: install.sh --prefix DIR [options]
+       install.sh --uninstall --prefix DIR
 
   --prefix DIR       where to install (required); letters, digits and . _ / + - only
   --binary FILE      the tiershim binary to install (default: build it with cargo)
@@ -70,6 +71,10 @@ usage: install.sh --prefix DIR [options]
                      off writes `kernel_fence: off` in every tier's tiershim.yaml: no Landlock
                      domain is made by `tiershim launch`/`shell` nor required by the gate
                      (default on)
+  --uninstall        undo an installation at --prefix: put back every owner and mode --harden
+                     changed (from its record), remove the group if install.sh created it, and
+                     remove every path install.sh created (its manifest); the audit log and
+                     the cooldown state are data and are kept
 USAGE
 }
 
@@ -79,7 +84,7 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 nl='
 '
 prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
-hosts= inventory= mcp_configs= lock_wait= secrets= secrets_file= tool_home= kernel_fence=on
+hosts= inventory= mcp_configs= lock_wait= secrets= secrets_file= tool_home= uninstall= kernel_fence=on
 while [ $# -gt 0 ]; do
     case $1 in
         --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait|--secret|--secrets-file|--tool-home|--kernel-fence)
@@ -89,6 +94,7 @@ while [ $# -gt 0 ]; do
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
+        --uninstall) uninstall=1; shift; continue ;;
         -h|--help) usage; exit 0 ;;
         *) bad_usage "unknown argument $1" ;;
     esac
@@ -128,6 +134,84 @@ prefix=${prefix%/}
 # The prefix ends up in the agent's PATH and in its profile: a colon, quote or space would break
 # one or the other.
 case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, digits and . _ / + - only" ;; esac
+lib=$prefix/lib/tiershim
+manifest=$lib/.install-manifest
+# What --harden found before it changed an owner or a mode it did not create, and what it made
+# that is not in the manifest (the group; the audit log and cooldown state, which are data):
+#   was MODE UID GID PATH    created PATH    group NAME
+# Written before each change, kept across re-runs, read by --uninstall.
+record=$lib/.install-original
+
+if [ -n "$uninstall" ]; then
+    [ -f "$manifest" ] || die "--uninstall: no installation made by install.sh at $prefix ($manifest does not exist); nothing was changed"
+    # Putting back another user's ownership, or removing a group, takes root.
+    if [ -f "$record" ] && [ "$(id -u)" != 0 ] \
+        && awk -v me="$(id -u)" '$1 == "group" || ($1 == "was" && $3 != me) { found = 1 } END { exit !found }' "$record"; then
+        die "--uninstall: $prefix was installed with --harden; run it as root to put owners and modes back (nothing was changed)"
+    fi
+    restored=0 removed=0 kept= group_made=
+    # Owners and modes first: chown clears set-id bits, so the mode comes after it.
+    if [ -f "$record" ]; then
+        while IFS= read -r line; do
+            kind=${line%% *} rest=${line#* }
+            case $kind in
+                was)
+                    mode=${rest%% *} rest=${rest#* }
+                    owner=${rest%% *} rest=${rest#* }
+                    grp=${rest%% *} path=${rest#* }
+                    if [ -e "$path" ]; then
+                        chown "$owner:$grp" "$path" && chmod "$mode" "$path" && restored=$((restored + 1))
+                    fi ;;
+                created) [ -e "$rest" ] && kept="$kept$rest$nl" ;;
+                group) group_made=$rest ;;
+            esac
+        done < "$record"
+    fi
+    # An installation from before the record: the originals' modes from real/ORIGINAL-MODES.
+    if [ -f "$lib/real/ORIGINAL-MODES" ] && [ ! -f "$record" ]; then
+        while read -r mode path; do
+            case $mode in ''|'#'*) continue ;; esac
+            [ -e "$path" ] && chmod "$mode" "$path" && restored=$((restored + 1))
+        done < "$lib/real/ORIGINAL-MODES"
+    fi
+    rm -f "$lib/real/ORIGINAL-MODES" "$record"
+    # Every path it created, deepest first; a directory that holds someone else's files stays.
+    paths=$(sed '1!G;h;$!d' "$manifest")
+    rm -f "$manifest"
+    old_ifs=$IFS
+    IFS=$nl
+    for p in $paths; do
+        IFS=$old_ifs
+        if [ -d "$p" ] && [ ! -L "$p" ]; then
+            if rmdir "$p" 2>/dev/null; then
+                removed=$((removed + 1))
+            elif [ -e "$p" ]; then
+                echo "install.sh: left $p (it holds files install.sh did not create)" >&2
+            fi
+        elif [ -e "$p" ] || [ -L "$p" ]; then
+            rm -f "$p" && removed=$((removed + 1))
+        fi
+    done
+    IFS=$old_ifs
+    # The group it created, once nothing it made is left in it: data it keeps goes to root's.
+    if [ -n "$group_made" ] && getent group "$group_made" >/dev/null 2>&1; then
+        IFS=$nl
+        for k in $kept; do
+            IFS=$old_ifs
+            [ -n "$k" ] || continue
+            chgrp root "$k"
+            [ -d "$k" ] && chmod g-s "$k"
+        done
+        IFS=$old_ifs
+        groupdel "$group_made" || echo "install.sh: could not remove group $group_made (groupdel $group_made)" >&2
+    fi
+    echo "uninstalled tiershim from $prefix: put back $restored owner(s) and mode(s), removed $removed path(s)${group_made:+ and group $group_made}"
+    if [ -n "$kept" ]; then
+        printf 'install.sh: kept (data, not installation): %s\n' "$(printf '%s' "$kept" | tr '\n' ' ')" >&2
+    fi
+    exit 0
+fi
+
 [ -z "$audit" ] || audit=$(abs "$audit")
 [ -z "$policy" ] || policy=$(abs "$policy")
 [ -z "$skills" ] || skills=$(abs "$skills")
@@ -210,8 +294,6 @@ if ! out=$("$binary" policy check --passthrough "$here/shims/passthrough" 2>&1);
 fi
 
 tools=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/shims/tools")
-lib=$prefix/lib/tiershim
-manifest=$lib/.install-manifest
 old_manifest=
 [ -f "$manifest" ] && old_manifest=$(cat "$manifest")
 new_manifest=
@@ -293,7 +375,9 @@ link() {
     ln -sfn "$1" "$2"
 }
 
-# Every path this run will write, checked before anything changes.
+# Every path this run will write, checked before anything changes. The prefix and the
+# directories above the tiers are ours only when this install made them.
+for d in "$prefix" "$prefix/bin" "$prefix/lib" "$lib"; do claim "$d"; done
 claim "$prefix/bin/tiershim"
 for n in $(echo "$tiers" | tr ',' ' '); do
     claim "$prefix/bin/rbash-tier$n"
@@ -337,10 +421,32 @@ fi
 
 umask 022
 mkdir -p "$prefix/bin" "$lib"
+
+# Before install.sh changes a path it did not create: its owner and mode, once (the first run's).
+remember() {
+    [ -e "$1" ] || return 0
+    in_list "$1" "$new_manifest" && return 0
+    [ -f "$record" ] || { : > "$record" && chmod 0600 "$record"; }
+    grep -Fqx "created $1" "$record" && return 0
+    awk -v p="$1" '/^was / { l = $0; sub(/^was [^ ]+ [^ ]+ [^ ]+ /, "", l); if (l == p) found = 1 } END { exit !found }' "$record" && return 0
+    printf 'was %s %s\n' "$(stat -c '%a %u %g' "$1")" "$1" >> "$record"
+}
+# What --harden made that is data, not installation (kept by --uninstall).
+made() {
+    grep -Fqx "created $1" "$record" 2>/dev/null || printf 'created %s\n' "$1" >> "$record"
+}
+
 if [ -n "$harden" ]; then
+    [ -f "$record" ] || : > "$record"
+    chmod 0600 "$record"
+    remember "$prefix/bin"
+    remember "$lib"
     chown root:root "$prefix/bin" "$lib"
     chmod go-w "$prefix/bin" "$lib"
-    getent group "$group" >/dev/null 2>&1 || groupadd --system "$group" || die "cannot create group $group"
+    if ! getent group "$group" >/dev/null 2>&1; then
+        groupadd --system "$group" || die "cannot create group $group"
+        grep -Fqx "group $group" "$record" || printf 'group %s\n' "$group" >> "$record"
+    fi
 fi
 
 # The binary: copied under a temporary name and renamed, so a running gate never sees a
@@ -378,6 +484,7 @@ if [ -n "$harden" ]; then
             echo "install.sh: $src has $(stat -c %h "$src") names (hard links); left as is, so it stays reachable outside the gate" >&2
         elif [ "$(( $(stat -c '0%a' "$src") & 7 ))" -ne 0 ]; then
             grep -Fq " $src" "$modes" || printf '%s %s\n' "$(stat -c %a "$src")" "$src" >> "$modes"
+            remember "$src"
             chmod o-rwx "$src"
         fi
     done
@@ -399,7 +506,7 @@ chmod 0666 "$lib/fence-probe"
 if [ -n "$audit" ]; then
     mkdir -p "$(dirname "$audit")"
     if [ -n "$harden" ]; then
-        [ -e "$audit" ] || : > "$audit"
+        if [ -e "$audit" ]; then remember "$audit"; else : > "$audit"; made "$audit"; fi
         chown "root:$group" "$audit"
         chmod 0660 "$audit"
     fi
@@ -411,12 +518,16 @@ fi
 # not the file's mode, is what keeps the agent out; it must therefore hold nothing else.
 if [ -n "$cooldown" ]; then
     cdir=$(dirname "$cooldown")
-    mkdir -p "$cdir"
+    if [ -n "$harden" ]; then
+        if [ -d "$cdir" ]; then remember "$cdir"; else mkdir -p "$cdir"; made "$cdir"; fi
+    else
+        mkdir -p "$cdir"
+    fi
     if [ -n "$harden" ]; then
         chown "root:$group" "$cdir"
         chmod 2770 "$cdir"
-        [ -e "$cooldown" ] || printf '{"services": {}}\n' > "$cooldown"
-        [ -e "$cooldown.lock" ] || : > "$cooldown.lock"
+        if [ -e "$cooldown" ]; then remember "$cooldown"; else printf '{"services": {}}\n' > "$cooldown"; made "$cooldown"; fi
+        if [ -e "$cooldown.lock" ]; then remember "$cooldown.lock"; else : > "$cooldown.lock"; made "$cooldown.lock"; fi
         chown "root:$group" "$cooldown" "$cooldown.lock"
         chmod 0660 "$cooldown" "$cooldown.lock"
     fi
@@ -425,6 +536,17 @@ fi
 # The tool home: the real tools' HOME, the operator's. Hardened, it and everything in it are
 # root's and writable by no one else, so no agent can plant a ~/.gitconfig, ~/.docker/ or
 # ~/.config/gh/ there.
+# An operator's own tool home that existed: the owners and modes of what is changed in it are
+# recorded first, for --uninstall.
+if [ -d "$tool_home" ]; then
+    if [ -n "$harden" ]; then
+        find "$tool_home" > "$lib/.tool-home.list"
+        while IFS= read -r p; do remember "$p"; done < "$lib/.tool-home.list"
+        rm -f "$lib/.tool-home.list"
+    else
+        remember "$tool_home"
+    fi
+fi
 mkdir -p "$tool_home"
 if [ -n "$harden" ]; then
     chown -R root:root "$tool_home"

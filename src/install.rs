@@ -241,8 +241,10 @@ impl InstallConfig {
             path: path.to_path_buf(),
             msg,
         };
-        let file: InstallFile = serde_yaml_ng::from_str(text)
-            .map_err(|e| invalid(format!("{e}; the keys are listed in the README's tiershim.yaml section")))?;
+        let file: InstallFile = serde_yaml_ng::from_str(text).map_err(|e| {
+            let hint = crate::suggest::for_serde(&e.to_string());
+            invalid(format!("{e}{hint}; the keys are listed in the README's tiershim.yaml section"))
+        })?;
         let tier = match &file.tier {
             None => {
                 return Err(invalid("`tier:` is required (the ceiling, 1, 2 or 3)".into()));
@@ -552,6 +554,19 @@ fn line_of_rule(text: &str, id: &str) -> usize {
                 .is_some_and(|v| v.trim().trim_matches(['"', '\'', ',']).split(',').next().map(str::trim) == Some(id))
         })
         .map_or(0, |i| i + 1)
+}
+
+/// Whether the gate reached through the tier directory of `cfg_path` runs hardened (setgid): the
+/// binary its links point at, else the installation's `bin/tiershim`. For the admin commands,
+/// which drop the group, to judge a config as that gate would.
+pub fn hardened_gate(cfg_path: &Path) -> bool {
+    let dir = cfg_path.parent().unwrap_or(Path::new("/"));
+    Tool::ALL
+        .iter()
+        .map(|t| dir.join(t.name()))
+        .chain(std::iter::once(dir.join("../../../bin/tiershim")))
+        .find_map(|p| std::fs::metadata(p).ok())
+        .is_some_and(|m| m.mode() & 0o2000 != 0)
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no

@@ -6,7 +6,6 @@
 //! does explain. It executes nothing and writes nothing, so it cannot foresee an audit log the
 //! gate could not append to (`tiershim doctor` checks that).
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -133,7 +132,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
     };
     let cfg = match &cfg_path {
-        Some(p) => match InstallConfig::load_as_gate(p, hardened_gate(p, tool)) {
+        Some(p) => match InstallConfig::load_as_gate(p, install::hardened_gate(p)) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("tiershim explain: {}", escape(&e.to_string()));
@@ -364,14 +363,4 @@ fn installed_config(prefix: Option<&Path>, tier: u8) -> Result<Option<PathBuf>, 
             prefix.display()
         ))
     }
-}
-
-/// Whether the gate reached through `cfg`'s directory runs hardened (setgid): the binary its
-/// link for `tool` points at, else the installation's `bin/tiershim`.
-fn hardened_gate(cfg: &Path, tool: Tool) -> bool {
-    let dir = cfg.parent().unwrap_or(Path::new("/"));
-    [dir.join(tool.name()), dir.join("../../../bin/tiershim")]
-        .iter()
-        .find_map(|p| std::fs::metadata(p).ok())
-        .is_some_and(|m| m.mode() & 0o2000 != 0)
 }

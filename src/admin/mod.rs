@@ -2,6 +2,7 @@
 //! the gate; none executes anything it is asked about.
 
 mod audit;
+mod check;
 mod cooldown;
 mod doctor;
 mod explain;
@@ -48,6 +49,9 @@ enum Command {
     /// Claude Code will take, sets up the kernel fence and the tier's managed settings, then runs
     /// the command as the agent's user with a clean environment. Refuses (78) on any fault.
     Launch(launch::Args),
+    /// Parse and validate what the gate reads, like `visudo -c`: each tier's tiershim.yaml, the
+    /// policy directory, every skill; `file:line:column:` for each fault; exit 0 or 78.
+    Check(check::Args),
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
     /// tools, permissions, audit log, policy. A summary (one line per tool across the tiers,
     /// one per part) and then one line per check; `--json`; exit 0 only when all hold.
@@ -100,6 +104,7 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Shell(a) => shell::run(ctx, a),
         Command::Launch(a) => launch::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Check(a) => check::run(a),
         Command::Skills { command, common } => skills::run(ctx, command, common),
         Command::Mcp(a) => mcp::run_mcp(ctx, a),
         Command::Instructions(a) => mcp::run_instructions(ctx, a),

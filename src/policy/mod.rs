@@ -333,6 +333,14 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
 
 pub const COMMON_YAML: &str = include_str!("../../policy/common.yaml");
 
+/// A YAML error as a message: serde's text (with the line and column) and, for an unknown key,
+/// the known key it is closest to.
+pub fn serde_msg(e: &serde_yaml_ng::Error) -> String {
+    let text = e.to_string();
+    let hint = crate::suggest::for_serde(&text);
+    format!("{text}{hint}")
+}
+
 fn policy_err(source: &str, msg: impl Into<String>) -> Error {
     Error::Policy {
         source_name: source.to_string(),
@@ -416,10 +424,15 @@ impl Policy {
     /// The embedded default policy for `tool`, without examples (they were checked by the
     /// test suite and by `tiershim policy check`, not on every call).
     pub fn embedded(tool: Tool) -> Result<Policy> {
+        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
+        Policy::embedded_rules(tool, &common)
+    }
+
+    /// The embedded rules for `tool` (pre-parsed) with `common` as the common part.
+    fn embedded_rules(tool: Tool, common: &CommonFile) -> Result<Policy> {
         let source = format!("(embedded)/{}.yaml", tool.name());
         let file: PolicyFile = serde_json::from_str(embedded_json(tool)).map_err(|e| policy_err(&source, e.to_string()))?;
-        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
-        let mut p = Policy::validate(tool, file, &common, source)?;
+        let mut p = Policy::validate(tool, file, common, source)?;
         if uses_endpoints(tool) {
             let f: endpoints::EndpointsFile =
                 serde_json::from_str(ENDPOINTS_JSON).map_err(|e| policy_err(ENDPOINTS_EMBEDDED, e.to_string()))?;
@@ -442,7 +455,7 @@ impl Policy {
         if !uses_endpoints(self.tool) {
             return Ok(());
         }
-        let f: endpoints::EndpointsFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(source, e.to_string()))?;
+        let f: endpoints::EndpointsFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(source, serde_msg(&e)))?;
         (self.endpoints, self.endpoint_examples) = endpoints::validate(f, source)?;
         self.endpoints_source = source.to_string();
         Ok(())
@@ -488,8 +501,8 @@ impl Policy {
     }
 
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
-        let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, e.to_string()))?;
-        let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", e.to_string()))?;
+        let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, serde_msg(&e)))?;
+        let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", serde_msg(&e)))?;
         Policy::validate(tool, file, &common, source)
     }
 
@@ -511,11 +524,19 @@ impl Policy {
         let path = dir.join(format!("{}.yaml", tool.name()));
         let tool_file = read(&path)?;
         let overridden = tool_file.is_some();
-        let mut policy = match tool_file {
-            None => Policy::embedded(tool)?,
-            Some(text) => {
-                let common_path = dir.join("common.yaml");
-                let common = read(&common_path)?.unwrap_or_else(|| COMMON_YAML.to_string());
+        let common_path = dir.join("common.yaml");
+        let common_file = read(&common_path)?;
+        let mut policy = match (tool_file, common_file) {
+            (None, None) => Policy::embedded(tool)?,
+            // The directory's common.yaml applies to every tool, also one whose rules are the
+            // embedded ones: the embedded rules (pre-parsed) with this common part.
+            (None, Some(common)) => {
+                let common: CommonFile =
+                    serde_yaml_ng::from_str(&common).map_err(|e| policy_err(&common_path.display().to_string(), serde_msg(&e)))?;
+                Policy::embedded_rules(tool, &common)?
+            }
+            (Some(text), common) => {
+                let common = common.unwrap_or_else(|| COMMON_YAML.to_string());
                 Policy::from_yaml(tool, &text, &common, path.display().to_string())?
             }
         };

@@ -423,3 +423,91 @@ fn secrets_go_to_a_file_only_the_gate_reads_and_every_tier_names_it_and_a_tool_h
     assert!(!secrets.exists());
     assert!(home.is_dir());
 }
+
+#[test]
+fn uninstall_removes_what_install_created_and_keeps_what_it_did_not() {
+    let inst = Installed::new(&[]);
+    let note = inst.tier_dir(1).join("NOTES.txt");
+    std::fs::write(&note, "operator notes\n").unwrap();
+    let p = inst.prefix.display().to_string();
+    let r = run_install(&["--uninstall", "--prefix", &p]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stdout()
+            .starts_with(&format!("uninstalled tiershim from {p}: put back 0 owner(s) and mode(s), removed ")),
+        "{}",
+        r.stdout()
+    );
+    // Only the operator's file and the directories that hold it are left.
+    assert_eq!(
+        snapshot(&inst.prefix)
+            .iter()
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        vec![
+            note.display().to_string(),
+            inst.tier_dir(1).display().to_string(),
+            inst.prefix.join("lib/tiershim").display().to_string(),
+            inst.prefix.join("lib").display().to_string(),
+            p.clone(),
+        ]
+    );
+    assert!(r.stderr().contains(&format!(
+        "left {} (it holds files install.sh did not create)",
+        inst.tier_dir(1).display()
+    )));
+    // The audit log is data: kept.
+    assert!(inst.audit.parent().unwrap().is_dir());
+    // Nothing left to uninstall: refused, nothing changed.
+    let before = snapshot(&inst.prefix);
+    let r = run_install(&["--uninstall", "--prefix", &p]);
+    assert_eq!(r.code(), 1);
+    assert!(r.stderr().contains("no installation made by install.sh at "), "{}", r.stderr());
+    assert_eq!(snapshot(&inst.prefix), before);
+    // Without the operator's file, the prefix install.sh made goes entirely.
+    let inst = Installed::new(&[]);
+    let r = run_install(&["--uninstall", "--prefix", inst.prefix.to_str().unwrap()]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!inst.prefix.exists());
+}
+
+#[test]
+fn make_install_records_every_decision_in_an_audit_log_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path().join("p");
+    // The built test binary stands in for the release build (`CARGO=true` skips building it).
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("install")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("BIN={}", bin().display()))
+        .arg("CARGO=true")
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = prefix.join("var/log/tiershim/audit.jsonl");
+    let cfg = std::fs::read_to_string(prefix.join("lib/tiershim/tier1/tiershim.yaml")).unwrap();
+    assert!(cfg.contains(&format!("audit_log: '{}'", log.display())), "{cfg}");
+    // A call through a tier link is recorded there.
+    let r = Command::new(prefix.join("lib/tiershim/tier1/docker"))
+        .arg("--version")
+        .env_clear()
+        .env("CLAUDEOPS_TIER", "1")
+        .output()
+        .unwrap();
+    let rec: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(rec["tool"], "docker", "{}", String::from_utf8_lossy(&r.stderr));
+    // `make uninstall` undoes it and keeps the log.
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("uninstall")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!prefix.join("lib").exists() && !prefix.join("bin").exists());
+    assert!(log.is_file());
+}

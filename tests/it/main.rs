@@ -11,6 +11,7 @@ mod installed;
 mod inventory;
 
 mod bad_input;
+mod check;
 mod claude;
 mod cooldown;
 mod corpus;
