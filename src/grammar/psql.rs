@@ -194,6 +194,8 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
             }
             "log-file" => out.push(Action::new("log-file")),
             "dbname" => out.extend(conninfo(value, &mut claims)?),
+            "host" => claims.push(destination("PGHOST", value, &f.written)),
+            "port" => claims.push(destination("PGPORT", value, &f.written)),
             "username" => claims.push(role(value, &f.written)),
             "set" => {
                 if value.contains('`') {
@@ -245,6 +247,15 @@ fn role(value: &str, flag: &str) -> Claim {
         value: value.to_string(),
         flag: flag.to_string(),
         exclusive: &["PGSERVICE"],
+    }
+}
+
+/// Where psql connects, as the call names it: with a pinned PGPASSWORD it must be the pinned one.
+fn destination(var: &'static str, value: &str, flag: &str) -> Claim {
+    Claim::Destination {
+        var,
+        value: value.to_string(),
+        flag: flag.to_string(),
     }
 }
 
@@ -380,8 +391,12 @@ fn conninfo(s: &str, claims: &mut Vec<Claim>) -> Result<Option<Action>, String> 
         if key == "client_encoding" && !sql::safe_client_charset(&value, Dialect::Postgres) {
             a.add("charset");
         }
-        if key == "user" {
-            claims.push(role(&value, "user= in the connection string"));
+        match key.as_str() {
+            "user" => claims.push(role(&value, "user= in the connection string")),
+            "host" => claims.push(destination("PGHOST", &value, "host= in the connection string")),
+            "hostaddr" => claims.push(destination("PGHOSTADDR", &value, "hostaddr= in the connection string")),
+            "port" => claims.push(destination("PGPORT", &value, "port= in the connection string")),
+            _ => {}
         }
     }
     Ok(Some(a))
@@ -463,11 +478,35 @@ fn keyword_pairs(s: &str) -> Result<Vec<(String, String)>, String> {
 fn uri_params(rest: &str) -> Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();
     let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let mut hostspec = &rest[..authority_end];
     if let Some(at) = rest[..authority_end].rfind('@') {
         let userinfo = &rest[..at];
         let user = userinfo.split(':').next().unwrap_or_default();
         if !user.is_empty() {
             pairs.push(("user".to_string(), percent_decode(user)?));
+        }
+        hostspec = &rest[at + 1..authority_end];
+    }
+    // `host[:port][,host[:port]…]`, an IPv6 address in brackets: where libpq connects.
+    if !hostspec.is_empty() {
+        let mut hosts = Vec::new();
+        let mut ports = Vec::new();
+        for spec in hostspec.split(',') {
+            let (host, port) = match spec.strip_prefix('[') {
+                Some(v6) => match v6.split_once(']') {
+                    Some((h, rest)) => (h, rest.strip_prefix(':').unwrap_or("")),
+                    None => return Err(format!("connection URI: unterminated [ in {spec:?}")),
+                },
+                None => spec.split_once(':').unwrap_or((spec, "")),
+            };
+            hosts.push(percent_decode(host)?);
+            ports.push(percent_decode(port)?);
+        }
+        if hosts.iter().any(|h| !h.is_empty()) {
+            pairs.push(("host".to_string(), hosts.join(",")));
+        }
+        if ports.iter().any(|p| !p.is_empty()) {
+            pairs.push(("port".to_string(), ports.join(",")));
         }
     }
     let Some((_, query)) = rest.split_once('?') else {
@@ -1424,14 +1463,49 @@ mod tests {
         parse(&argv(words))
             .claims
             .into_iter()
-            .map(|c| match c {
+            .filter_map(|c| match c {
                 Claim::PinnedIfSet { var, value, flag, .. } => {
                     assert_eq!(var, "PGUSER");
-                    (flag, value)
+                    Some((flag, value))
                 }
+                Claim::Destination { .. } => None,
                 other => panic!("{other:?}"),
             })
             .collect()
+    }
+
+    fn destinations(words: &[&str]) -> Vec<(&'static str, String)> {
+        parse(&argv(words))
+            .claims
+            .into_iter()
+            .filter_map(|c| match c {
+                Claim::Destination { var, value, .. } => Some((var, value)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_way_of_naming_the_server_is_a_destination_claim() {
+        let d = |v: &'static str, s: &str| (v, s.to_string());
+        assert_eq!(
+            destinations(&["-h", "evil", "-p", "5433", "-c", "select 1"]),
+            [d("PGHOST", "evil"), d("PGPORT", "5433")]
+        );
+        assert_eq!(destinations(&["--host=evil", "-l"]), [d("PGHOST", "evil")]);
+        assert_eq!(
+            destinations(&["-d", "host=evil hostaddr=10.0.0.9 port=1 dbname=app", "-l"]),
+            [d("PGHOST", "evil"), d("PGHOSTADDR", "10.0.0.9"), d("PGPORT", "1")]
+        );
+        assert_eq!(
+            destinations(&["postgresql://u@evil:5433,[::1]:6000/app", "-l"]),
+            [d("PGHOST", "evil,::1"), d("PGPORT", "5433,6000")]
+        );
+        assert_eq!(
+            destinations(&["postgresql:///app?host=/tmp/sock", "-l"]),
+            [d("PGHOST", "/tmp/sock")]
+        );
+        assert_eq!(destinations(&["app", "-c", "select 1"]), []);
     }
 
     #[test]

@@ -202,6 +202,21 @@ pub struct EnvFile {
     /// (psql's `PGOPTIONS=-c default_transaction_read_only=on` at tiers 1 and 2).
     #[serde(default)]
     pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
+    /// The tool's credentials and where they go: when the operator pins one of `secrets`, the
+    /// call may only connect to the pinned `destination` (the caller's values of those are not
+    /// passed, and a destination named in argv must equal the pin).
+    #[serde(default)]
+    pub credentials: Option<CredentialsFile>,
+}
+
+/// `env.credentials:` of a tool's policy.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialsFile {
+    /// Variables holding a credential (`PGPASSWORD`).
+    pub secrets: Vec<String>,
+    /// Variables naming where the tool connects (`PGHOST`, `PGPORT`).
+    pub destination: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -279,6 +294,8 @@ pub struct Policy {
     pub set: BTreeMap<String, String>,
     /// Forced values per effective tier; they win over `set` and over pins.
     pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
+    /// The tool's credentials and their destinations (`env.credentials`; empty: none).
+    pub credentials: CredentialsFile,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -671,6 +688,15 @@ impl Policy {
             }
             set_by_tier.entry(tier).or_default().extend(vars);
         }
+        let credentials = file.env.credentials.unwrap_or_default();
+        for v in credentials.secrets.iter().chain(&credentials.destination) {
+            if !pass.iter().chain(&pinned).any(|p| names(p, v)) {
+                return Err(policy_err(
+                    &source,
+                    format!("env.credentials: `{v}` is in neither `pass` nor `pinned`, so no pin of it would reach the tool"),
+                ));
+            }
+        }
         Ok(Policy {
             tool,
             source,
@@ -680,6 +706,7 @@ impl Policy {
             must_match,
             set,
             set_by_tier,
+            credentials,
             rules,
             examples,
             endpoints: Vec::new(),
@@ -704,6 +731,12 @@ impl Policy {
     /// Whether the caller's `var` passes to the real tool (the allow-list).
     pub fn passes(&self, var: &str) -> bool {
         self.pass.iter().any(|p| names(p, var))
+    }
+
+    /// The first of the tool's credentials that `pins` names: then the tool may only connect to
+    /// the pinned destination.
+    pub fn pinned_credential(&self, pinned: impl Fn(&str) -> bool) -> Option<&str> {
+        self.credentials.secrets.iter().map(String::as_str).find(|s| pinned(s))
     }
 
     /// Whether an operator's pin of `var` reaches this tool: it is one the tool passes or one
