@@ -344,7 +344,12 @@ fn read_text(p: &Path) -> Result<String, String> {
     if buf.len() as u64 > MAX_FILE {
         return Err(format!("is larger than {MAX_FILE} bytes; not read"));
     }
-    String::from_utf8(buf).map_err(|e| format!("is not UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+    // A UTF-8 byte order mark is not text: editors on some systems write one, and frontmatter
+    // must start the file.
+    let text = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf);
+    std::str::from_utf8(text)
+        .map(str::to_string)
+        .map_err(|e| format!("is not UTF-8 (at byte {})", e.valid_up_to()))
 }
 
 /// Whether a file can hold path rules, or a mistake about them: a Scope Rules section, or a
@@ -599,6 +604,22 @@ mod tests {
         let errs: Vec<String> = c.iter().map(|c| load(c, Need::All).unwrap_err().message).collect();
         assert!(errs[0].contains("larger than"), "{errs:?}");
         assert!(errs[1].contains("not UTF-8"), "{errs:?}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_text() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("bom")).unwrap();
+        std::fs::write(
+            t.path().join("bom/SKILL.md"),
+            "\u{FEFF}---\nname: bom\ndescription: d\n---\n# Bom\n",
+        )
+        .unwrap();
+        let (c, _) = discover(t.path(), &Location::Baseline);
+        let s = load(&c[0], Need::All).unwrap();
+        assert_eq!(s.text, "---\nname: bom\ndescription: d\n---\n# Bom\n");
+        assert_eq!(s.error(), None);
+        assert_eq!(s.description(), "d");
     }
 
     #[test]
