@@ -19,7 +19,7 @@ use crate::install::{self, InstallConfig, InstallFile};
 use crate::policy::{self, Policy, cooldown::Budgets};
 use crate::sanitize::escape;
 use crate::scope::Rules;
-use crate::skill::served::SourceDir;
+use crate::skill::served::{Kind, Scope, SourceDir};
 use crate::skill::{Catalog, Level, Location, Sources};
 use crate::tool::Tool;
 
@@ -311,6 +311,9 @@ fn check_skill_dir(r: &mut Report, dir: &Path) {
         dir: Some(dir.to_path_buf()),
         location: Location::Dir(dir.display().to_string()),
         named: true,
+        // Read as the gate reads a skills directory (`name.md` and `name/SKILL.md`).
+        kind: Kind::ClaudeOps,
+        scope: Scope::Global,
     }]);
     check_catalog(r, &catalog);
 }

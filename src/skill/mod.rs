@@ -522,10 +522,7 @@ impl Catalog {
         let mut skills = Vec::new();
         let mut problems = Vec::new();
         for d in dirs {
-            let (candidates, p) = match &d.dir {
-                None => (embedded(), Vec::new()),
-                Some(dir) => discover(dir, &d.location),
-            };
+            let (candidates, p) = served::candidates(d);
             problems.extend(p);
             for c in &candidates {
                 match load(c, Need::All) {
