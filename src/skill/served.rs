@@ -731,9 +731,15 @@ impl Scanner {
         let dirs = self.selection.source_dirs();
         let mut watch = WatchSet::default();
         if let Some(repos) = self.selection.repos_dir() {
-            // A repository added there may bring skills.
+            // A repository added there may bring skills, and one that has none yet may gain them.
             if repos.is_dir() {
                 watch.dirs.push(repos.to_path_buf());
+                for repo in std::fs::read_dir(repos).into_iter().flatten().flatten() {
+                    let skills = repo.path().join(".claude-ops").join("skills");
+                    if repo.path().is_dir() && !skills.is_dir() {
+                        watch.ancestor_of(&skills);
+                    }
+                }
             } else {
                 watch.ancestor_of(repos);
             }
@@ -1113,5 +1119,15 @@ mod tests {
         assert_eq!(s.served.entries[1].meta.display_name, "Restart");
         assert!(s.watch.dirs.contains(&t.path().join("base/deploy")));
         assert!(s.watch.ancestors.contains(&(t.path().to_path_buf(), OsString::from("repos"))));
+        // A repository without skills yet is watched for the directory that would hold them.
+        std::fs::create_dir_all(t.path().join("repos/infra")).unwrap();
+        let mut s = s;
+        s.rescan();
+        assert!(s.watch.dirs.contains(&t.path().join("repos")));
+        assert!(
+            s.watch
+                .ancestors
+                .contains(&(t.path().join("repos/infra"), OsString::from(".claude-ops")))
+        );
     }
 }

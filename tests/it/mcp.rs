@@ -1037,6 +1037,33 @@ fn an_idle_server_tells_the_client_of_added_and_removed_skills_without_a_request
 }
 
 #[test]
+fn a_repository_that_gains_skills_while_the_server_runs_is_served_at_once() {
+    let fx = Fx::new();
+    install(&fx, 3);
+    std::fs::create_dir_all(fx.path("repos/infra")).unwrap();
+    let cfg = fx.write(
+        "tier/tiershim.yaml",
+        &format!("tier: 3\nskills:\n  baseline: {}\n  repos: {}\n", fx.s("base"), fx.s("repos")),
+    );
+    let cfg = cfg.display().to_string();
+    let s = drive_with(
+        &fx,
+        mcp_cmd(&["--config", &cfg]),
+        &[("CLAUDEOPS_TIER", "3")],
+        "initialize",
+        vec![
+            json!({"op": "write", "path": fx.s("repos/infra/.claude-ops/skills/rotate.md"),
+                   "text": "# Skill: Rotate logs\n\n## Purpose\n\nRotate the logs of infra.\n"}),
+            json!({"op": "wait_list_changed"}),
+            call("list_skills", json!({})),
+        ],
+    );
+    assert_eq!(s.result(1), &json!({"list_changed": 1}));
+    assert_eq!(ids(&s.listed(2)), vec!["deploy", "restart", "rotate"]);
+    assert_eq!(s.listed(2)[2]["location"], "repo infra");
+}
+
+#[test]
 fn a_change_the_moment_a_subscription_is_acknowledged_is_never_lost() {
     let fx = Fx::new();
     fx.write("skills/deploy/SKILL.md", DEPLOY);
