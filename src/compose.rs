@@ -28,16 +28,16 @@ use crate::sanitize::escape;
 pub const REMOTE: &str = "compose-remote";
 
 /// Compose's default file names, in its order of preference.
-const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
+pub(crate) const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
 /// The override file compose adds to a default file found beside it.
-const OVERRIDE_FILES: &[&str] = &[
+pub(crate) const OVERRIDE_FILES: &[&str] = &[
     "compose.override.yml",
     "compose.override.yaml",
     "docker-compose.override.yml",
     "docker-compose.override.yaml",
 ];
 /// Files larger than this are not read: a project name is at the top of a small file.
-const MAX_READ: u64 = 1 << 20;
+pub(crate) const MAX_READ: u64 = 1 << 20;
 
 /// Compose's `NormalizeProjectName`: lower-case, keep `[a-z0-9_-]`, trim leading `_` and `-`.
 pub fn normalize(s: &str) -> String {
@@ -399,6 +399,21 @@ pub fn judge_text(text: &str, base: &Path) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// A bind source of a compose file: who binds it (`service web`), the source as written, and the
+/// host path it names.
+pub type Bind = (String, String, PathBuf);
+
+/// What one file's text asks for that `docker run` needs tier 3 for, and its bind sources (who,
+/// as written, the host path; relative ones taken from `base`). For a remote host's files, which
+/// are read over ssh (`crate::remote_facts`), not here.
+pub fn judge_read(text: &str, base: &Path) -> Result<(Vec<String>, Vec<Bind>), String> {
+    let doc = parse(text)?;
+    let mut out = Vec::new();
+    let mut binds = Vec::new();
+    judge_file(&doc, base, &mut out, &mut binds);
+    Ok((out, binds))
+}
+
 /// Mark a `compose up` by what its files come to: `compose-escalates`, `compose-writable`, or
 /// `compose-unread` when they could not be read.
 pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
@@ -657,7 +672,7 @@ fn read_bounded(p: &Path) -> Result<Option<String>, String> {
 
 /// The `KEY=VALUE` lines of a `.env` file (compose's dotenv: `export ` allowed, `#` comments,
 /// single or double quotes around the value).
-fn dotenv(text: &str) -> Vec<(String, String)> {
+pub(crate) fn dotenv(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.trim();

@@ -68,6 +68,9 @@ pub struct Request {
     pub policies: BTreeMap<Tool, Policy>,
     /// Set while judging one part of an ssh remote command: the host it runs on.
     pub remote_host: Option<String>,
+    /// `remote:` in `tiershim.yaml`: per ssh host (lower case), its workspaces, vouched-for
+    /// compose projects and restartable units.
+    pub remote: BTreeMap<String, crate::install::RemoteHost>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
     /// Where the call may write: the install's workspaces and its own files (`files::Fence`).
@@ -92,6 +95,20 @@ pub struct Facts {
     /// The cooldown budgets and counts, read under the state file's lock; or why the state
     /// file cannot be used (the call is then refused).
     pub cooldown: Option<Result<cooldown::Facts, String>>,
+    /// What was read over ssh about the remote host of an ssh call (`crate::remote_facts`), or
+    /// why it could not be read.
+    pub remote: Option<Result<RemoteFacts, String>>,
+}
+
+/// What the gate read on the remote host of an ssh call, with a fixed read-only command over the
+/// same connection (`crate::remote_facts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteFacts {
+    /// Per (part, action) of a remote `compose up`: what its files come to, or why they could
+    /// not be read or understood.
+    pub compose: BTreeMap<(usize, usize), Result<crate::compose::Judged, String>>,
+    /// Per remote path a part writes (as located from the command): where it really leads.
+    pub paths: BTreeMap<String, Result<String, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,11 +136,14 @@ pub struct Needs {
     pub scope: Vec<(usize, ScopeKind)>,
     /// The call counts against a cooldown budget: the budgets and the state file.
     pub cooldown: bool,
+    /// A part of an ssh remote command needs what only the remote host can tell: the files of a
+    /// `compose up`, where a write really leads.
+    pub remote: bool,
 }
 
 impl Needs {
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown
+        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown && !self.remote
     }
 }
 
@@ -445,8 +465,14 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
 /// The call's local files against the fence (`files::check`): every write needs tier 2, one
 /// outside the workspaces or of names the server chooses tier 3; hidden paths, git directories,
 /// the install's own files, and reads outside the working directory or of credentials, never.
+/// On a remote host only the files a call reads are judged here; where it writes is the remote
+/// side of the model's (`judge_part`, `remote_fence`).
 fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
-    for j in crate::files::check(inv, &req.local, &req.fence) {
+    let remote = req.remote_host.is_some();
+    for j in crate::files::check(inv, &req.local, &req.fence)
+        .into_iter()
+        .filter(|j| !(remote && j.file.access.writes()))
+    {
         let path = escape(&redact(&j.file.path)).into_owned();
         let flag = escape(&j.file.flag).into_owned();
         let why = escape(&j.why).into_owned();
@@ -661,13 +687,15 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let mut parts = Vec::new();
     let mut part_skills = BTreeSet::new();
     let mut charges = Vec::new();
+    let mut needs_remote = false;
     if let Some(remote) = inv.remote.as_deref() {
-        for part in &remote.parts {
-            let (f, p, skills, part_charges) = judge_part(tool, &remote.host, part, policy, req, effective);
-            findings.push(f);
-            parts.push(p);
-            part_skills.extend(skills);
-            charges.extend(part_charges);
+        for (i, part) in remote.parts.iter().enumerate() {
+            let j = judge_part(tool, remote, i, part, policy, req, effective, dry_run);
+            findings.push(j.finding);
+            parts.push(j.part);
+            part_skills.extend(j.skills);
+            charges.extend(j.charges);
+            needs_remote |= j.needs_remote;
         }
     }
     let n_parts = parts.len();
@@ -726,6 +754,7 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
 
     // The parts' own skills were raised inside their decisions; what they still lack is ours.
     needs.skills.extend(part_skills);
+    needs.remote = needs_remote;
 
     let mut reasons: Vec<String> = findings
         .iter()
@@ -932,21 +961,41 @@ fn verdict_for(required: Required, effective: u8, dry_run: bool) -> Verdict {
     }
 }
 
+/// How one part of an ssh remote command came out, for the ssh call's decision.
+struct PartJudgement {
+    /// The finding for the ssh call.
+    finding: Finding,
+    part: PartDecision,
+    /// Skills whose Tier Requirement the part still needs (on the first pass).
+    skills: BTreeSet<String>,
+    charges: Vec<Charge>,
+    /// The part needs facts only the remote host can give (`Needs::remote`).
+    needs_remote: bool,
+}
+
 /// One part of an ssh remote command, judged by `decide()` with the policy of the tool it runs
-/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier.
-/// Returns the finding for the ssh call, the part's judgement, and the skills whose Tier
-/// Requirement the part still needs (on the first pass, before skills were consulted).
+/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier, and
+/// then by the remote side of the local-write model (`crate::remote_fence`).
+///
+/// What the operator says about the host (`remote.<host>` in `tiershim.yaml`) and what was read
+/// on it over ssh change the part before it is judged: the list of restartable units
+/// (`systemd::apply_list`), and the compose files of a `compose up` (without them it is
+/// `compose-remote`; on the first pass below tier 3 they are asked for instead).
 ///
 /// A scope check of a part cannot be made: the files it changes are on the remote host. The part
 /// is given that as the fact, so a rule that asks for one refuses it as its tool's `scope` rule.
+#[allow(clippy::too_many_arguments)]
 fn judge_part(
     tool: Tool,
-    host: &str,
+    remote: &crate::grammar::remote::Remote,
+    index: usize,
     part: &Part,
     policy: &Policy,
     req: &Request,
     effective: u8,
-) -> (Finding, PartDecision, BTreeSet<String>, Vec<Charge>) {
+    dry_run: bool,
+) -> PartJudgement {
+    let host = remote.host.as_str();
     let shown = part.shown();
     let part_policy = if part.inv.tool == tool {
         Some(policy)
@@ -978,8 +1027,46 @@ fn judge_part(
             rule: f.rule.clone(),
             skill: f.skill.clone(),
         };
-        return (f, p, BTreeSet::new(), Vec::new());
+        return PartJudgement {
+            finding: f,
+            part: p,
+            skills: BTreeSet::new(),
+            charges: Vec::new(),
+            needs_remote: false,
+        };
     };
+    let host_cfg = req.remote.get(&host.to_ascii_lowercase());
+    let mut needs_remote = false;
+    let mut inv = part.inv.clone();
+    // The operator's restartable units for this host.
+    if let Some(units) = host_cfg.and_then(|h| h.units.as_ref()) {
+        for a in &mut inv.actions {
+            crate::grammar::systemd::apply_list(a, units);
+        }
+    }
+    // The files of a remote `compose up`, as read over ssh.
+    let mut compose_found: Vec<String> = Vec::new();
+    let mut compose_unread: Option<String> = None;
+    for (j, a) in inv.actions.iter_mut().enumerate().filter(|(_, a)| a.has(crate::compose::REMOTE)) {
+        match &req.facts.remote {
+            Some(Ok(f)) => match f.compose.get(&(index, j)) {
+                Some(Ok(judged)) => {
+                    a.marks.remove(crate::compose::REMOTE);
+                    crate::compose::mark(a, &Ok(judged.clone()));
+                    compose_found.extend(judged.escalates.iter().chain(&judged.changeable).cloned());
+                }
+                Some(Err(why)) => compose_unread = Some(why.clone()),
+                None => compose_unread = Some("they were not read".into()),
+            },
+            Some(Err(why)) => compose_unread = Some(why.clone()),
+            None if effective < 3 => {
+                // First pass: judge the rest as if the files were harmless, and ask for them.
+                a.marks.remove(crate::compose::REMOTE);
+                needs_remote = true;
+            }
+            None => {}
+        }
+    }
     let remote_changes = format!("the repository is on {}, where the gate cannot list what it changes", escape(host));
     let mut sub = Request {
         ceiling: effective,
@@ -992,23 +1079,24 @@ fn judge_part(
         facts: Facts {
             skill_tiers: Some(req.facts.skill_tiers.clone().unwrap_or_default()),
             scope_rules: None,
-            changes: (0..part.inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
+            changes: (0..inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
             cooldown: req.facts.cooldown.clone(),
+            remote: None,
         },
         ..Request::default()
     };
-    let mut d = decide(&part.inv, part_policy, &sub);
+    let mut d = decide(&inv, part_policy, &sub);
     let charges = std::mem::take(&mut d.charges);
     let mut skills = BTreeSet::new();
     if req.facts.skill_tiers.is_none() && d.verdict != Verdict::Refuse {
         // Which skills could still raise this part: ask as the first pass of a local call would.
         sub.facts.skill_tiers = None;
-        skills = decide(&part.inv, part_policy, &sub).needs.skills;
+        skills = decide(&inv, part_policy, &sub).needs.skills;
     }
     let host_shown = escape(host);
     // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`, and
     // a construct by what it is and its text than by the list in its rule.
-    let what = match shown.strip_prefix("construct ") {
+    let mut what = match shown.strip_prefix("construct ") {
         Some(kind) if d.tool == tool => {
             let text = part.words.first().map(|w| redact(w).into_owned()).unwrap_or_default();
             let text: String = match text.char_indices().nth(60) {
@@ -1020,25 +1108,120 @@ fn judge_part(
         _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
         _ => d.what.clone(),
     };
-    let f = Finding::new(
+    let mut reasons = d.reasons.clone();
+    // Name what the compose files come to, or why they are unknown.
+    if d.rule.starts_with("docker.compose.file-") {
+        if !compose_found.is_empty() {
+            what = format!("{what} ({})", escape(&compose_found.join("; ")));
+        } else if let Some(why) = &compose_unread {
+            what = format!("{what} ({})", escape(why));
+        }
+    }
+    if let Some(why) = &compose_unread {
+        reasons.push(format!("the compose files could not be read over ssh: {}", escape(why)));
+    }
+    let mut f = Finding::new(
         d.required_tier,
         d.rule.clone(),
         d.skill.clone(),
         format!("{what} on {host_shown}"),
-        format!("on {host_shown}: {}", d.reasons.join("; ")),
+        format!("on {host_shown}: {}", reasons.join("; ")),
         d.instead.clone(),
     );
+    // Where the part writes on the remote host (the remote side of the local-write model).
+    let changes = matches!(d.required_tier, Required::Tier(n) if n >= 2);
+    let workspaces: &[String] = host_cfg.map_or(&[], |h| h.workspaces.as_slice());
+    for w in part.writes.iter().filter(|w| !w.repository || changes) {
+        let (required, why) = remote_write(w, remote.cd.as_deref(), workspaces, req, effective, &mut needs_remote);
+        if required > f.required {
+            let path = escape(&redact(&w.path)).into_owned();
+            let doing = if w.repository {
+                format!("{} changing {path}", escape(&shown))
+            } else {
+                format!("{} writing {path} ({})", escape(&shown), escape(&w.what))
+            };
+            f = Finding::new(
+                required,
+                "ssh.remote-write".into(),
+                d.skill.clone(),
+                format!("{doing} on {host_shown}"),
+                rule_reason(required, "ssh.remote-write", &format!("{doing} on {host_shown}: {}", escape(&why))),
+                Some(format!(
+                    "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"
+                )),
+            );
+        }
+    }
     let p = PartDecision {
         host: host.to_string(),
         tool: d.tool,
         verb: d.verb,
         shown,
-        verdict: d.verdict,
-        required_tier: d.required_tier,
-        rule: d.rule,
+        verdict: verdict_for(f.required, effective, dry_run),
+        required_tier: f.required,
+        rule: f.rule.clone(),
         skill: d.skill,
     };
-    (f, p, skills, charges)
+    PartJudgement {
+        finding: f,
+        part: p,
+        skills,
+        charges,
+        needs_remote,
+    }
+}
+
+/// The tier a remote write needs, and why: 2 inside one of the host's workspaces (where the
+/// path was found to really lead, once it was read over ssh), 3 anywhere else or when the gate
+/// cannot tell. Below tier 3, a write inside a workspace asks for where it really leads.
+fn remote_write(
+    w: &crate::grammar::remote::Write,
+    cd: Option<&str>,
+    workspaces: &[String],
+    req: &Request,
+    effective: u8,
+    needs_remote: &mut bool,
+) -> (Required, String) {
+    use crate::remote_fence::{judge, locate};
+    let abs = match locate(&w.path, cd) {
+        Ok(a) => a,
+        Err(why) => return (Required::Tier(3), why),
+    };
+    if w.named {
+        return (
+            Required::Tier(3),
+            format!("{abs}: the server chooses the names of the files written there"),
+        );
+    }
+    if let Err(why) = judge(&abs, workspaces, w.repository) {
+        return (Required::Tier(3), format!("{abs}: {why}"));
+    }
+    let inside = (Required::Tier(2), format!("{abs} is inside a workspace"));
+    if effective >= 3 {
+        // Tier 3 may write anywhere: where it leads changes nothing.
+        return inside;
+    }
+    match &req.facts.remote {
+        Some(Ok(f)) => match f.paths.get(&abs) {
+            Some(Ok(real)) => match judge(real, workspaces, w.repository) {
+                Ok(_) => inside,
+                Err(why) => (Required::Tier(3), format!("{abs} really is {real}: {why}")),
+            },
+            Some(Err(why)) => (
+                Required::Tier(3),
+                format!("where {abs} really leads could not be read over ssh: {why}"),
+            ),
+            None => (Required::Tier(3), format!("where {abs} really leads was not read")),
+        },
+        Some(Err(why)) => (
+            Required::Tier(3),
+            format!("where {abs} really leads could not be read over ssh: {why}"),
+        ),
+        None => {
+            *needs_remote = true;
+            inside
+        }
+    }
 }
 
 fn instead_text(f: &Finding) -> String {

@@ -93,6 +93,7 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         hosts: cfg.hosts.clone(),
+        remote: cfg.remote.clone(),
         cooldown: cfg.cooldown_state.is_some(),
         local: Default::default(),
         // The install's workspaces and own files, made canonical only for a call naming files.
@@ -222,6 +223,28 @@ pub fn cooldown(cfg: &InstallConfig, needs: &decision::Needs, now: std::time::Sy
         })
         .map_err(|e| format!("{file} {e}"));
     Ok((locked, Some(facts)))
+}
+
+/// What a decision asked to read on the remote host of an ssh call: a gate-built read-only
+/// command over the call's own connection, with the environment the real ssh gets for the call
+/// (`crate::remote_facts`). Failing to read is a fact (the decision refuses below tier 3).
+fn remote_facts(
+    cfg: &InstallConfig,
+    ctx: &Context,
+    policy: &Policy,
+    args: &[String],
+    inv: &Invocation,
+    tier: u8,
+) -> std::result::Result<decision::RemoteFacts, String> {
+    let Some(remote) = inv.remote.as_deref() else {
+        return Err("the call has no remote command".into());
+    };
+    let real = exec::resolve_real(cfg, Tool::Ssh).map_err(|e| e.to_string())?;
+    let home = cfg.tool_home().map_err(|e| e.to_string())?;
+    let pins = cfg.pins().map_err(|e| e.to_string())?;
+    let (env, _) = exec::child_env(&ctx.env, policy, &pins, Some(home), tier);
+    let conn = crate::remote_facts::Connection::of(real, args, remote, env);
+    crate::remote_facts::facts(&conn, remote, &cfg.remote)
 }
 
 /// The line after `Using:` when the session inventory says the call falls back from MCP, or
@@ -407,6 +430,10 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let mut locked = None;
     if !d.needs.is_empty() {
         req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        // Read before the cooldown lock is taken: the read waits on the network.
+        if d.needs.remote {
+            req.facts.remote = Some(remote_facts(&cfg, ctx, &policy, &args, &inv, d.effective_tier));
+        }
         (locked, req.facts.cooldown) = cooldown(&cfg, &d.needs, ctx.now, true)?;
         d = decision::decide(&inv, &policy, &req);
     }
@@ -570,6 +597,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                     s.install()?;
                 }
                 let args = sealed.as_ref().map_or(&args, |s| &s.args);
+                // A remote git runs with the git gate's forced settings (grammar::remote).
+                let sent = inv.remote.as_deref().map(|r| crate::grammar::remote::sent_args(args, r));
+                let args = sent.as_ref().unwrap_or(args);
                 Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
             })();
             // The real tool did not start: take the count back.

@@ -56,6 +56,8 @@ pub struct InstallFile {
     pub announce: Option<Announce>,
     #[serde(default)]
     pub kernel_fence: Option<KernelFenceFile>,
+    #[serde(default)]
+    pub remote: BTreeMap<String, RemoteHostFile>,
 }
 
 /// `kernel_fence:` as written: `off`, `on`, or `{abi: N, writable: [DIR…]}`.
@@ -100,6 +102,38 @@ pub enum Announce {
     Audit,
     /// Also stderr, where an agent reads them merged with the tool's output.
     Stderr,
+}
+
+/// `remote.<host>:` in tiershim.yaml: what the operator says about one ssh host.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteHostFile {
+    /// Remote directories where tier-2 calls on this host may write.
+    #[serde(default)]
+    pub workspaces: Vec<String>,
+    /// Compose project directories the operator vouches for although the login user can write
+    /// them.
+    #[serde(default)]
+    pub compose: Vec<String>,
+    /// The systemd units an agent may start, stop or restart at tier 2 on this host.
+    #[serde(default)]
+    pub units: Option<Vec<String>>,
+}
+
+/// One host's entry of `remote:`, validated. Paths are the remote host's, absolute and without
+/// `..` or a trailing `/`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteHost {
+    /// Where a tier-2 remote call may write (and a remote git may change a work tree). Empty:
+    /// nowhere, so every remote write needs tier 3.
+    pub workspaces: Vec<String>,
+    /// Compose project directories whose files the login user may write and the operator
+    /// vouches for: a `compose up` there is still judged by what the files ask for, but not
+    /// refused because the login user could change them.
+    pub compose: Vec<String>,
+    /// The units restartable at tier 2 (full names, `nginx` read as `nginx.service`). None:
+    /// every unit but the host's access paths and plumbing; Some: only these.
+    pub units: Option<Vec<String>>,
 }
 
 /// `skills:` in tiershim.yaml.
@@ -169,6 +203,9 @@ pub struct InstallConfig {
     /// Loaded with the trust rules of a hardened install's gate (root-owned files, the secrets
     /// file readable by the gate's group only).
     pub hardened: bool,
+    /// `remote:`: per ssh host (lower case), its remote workspaces, vouched-for compose projects
+    /// and restartable units.
+    pub remote: BTreeMap<String, RemoteHost>,
 }
 
 impl InstallConfig {
@@ -197,6 +234,7 @@ impl InstallConfig {
             tool_home: None,
             secrets: None,
             hardened: false,
+            remote: BTreeMap::new(),
         }
     }
 
@@ -381,6 +419,7 @@ impl InstallConfig {
                 "`tool_home: /` is the root directory: name a directory of its own, owned by the operator".into(),
             ));
         }
+        let remote = remote_hosts(&file.remote, file.hosts.as_deref()).map_err(invalid)?;
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -406,6 +445,7 @@ impl InstallConfig {
             tool_home,
             secrets: file.secrets.as_deref().map(abs),
             hardened: false,
+            remote,
         })
     }
 
@@ -567,6 +607,66 @@ pub fn hardened_gate(cfg_path: &Path) -> bool {
         .chain(std::iter::once(dir.join("../../../bin/tiershim")))
         .find_map(|p| std::fs::metadata(p).ok())
         .is_some_and(|m| m.mode() & 0o2000 != 0)
+}
+
+/// `remote:` validated: each key a host (listed in `hosts:` when that is set), each path
+/// absolute without `..`, no vouched-for compose project inside a workspace (the agent could
+/// write it at tier 2), and no unit that takes the host down.
+fn remote_hosts(
+    file: &BTreeMap<String, RemoteHostFile>,
+    hosts: Option<&[String]>,
+) -> std::result::Result<BTreeMap<String, RemoteHost>, String> {
+    let mut out = BTreeMap::new();
+    for (host, h) in file {
+        check_host(host).map_err(|why| format!("`remote:` key {host:?} {why}"))?;
+        if let Some(list) = hosts
+            && !list.iter().any(|l| l.eq_ignore_ascii_case(host))
+        {
+            return Err(format!(
+                "`remote.{host}` names a host that `hosts:` does not list, so ssh could never reach it: add it to `hosts:` or fix the name"
+            ));
+        }
+        let h = remote_host(h).map_err(|e| format!("`remote.{host}.{e}"))?;
+        out.insert(host.to_ascii_lowercase(), h);
+    }
+    Ok(out)
+}
+
+/// One host's entry validated; Err starts with the key it is about (`workspaces` entry …).
+pub fn remote_host(h: &RemoteHostFile) -> std::result::Result<RemoteHost, String> {
+    let dir = |key: &str, p: &str| -> std::result::Result<String, String> {
+        crate::remote_fence::normalize_dir(p).map_err(|why| format!("{key}` entry {p:?} {why}"))
+    };
+    let workspaces = h
+        .workspaces
+        .iter()
+        .map(|p| dir("workspaces", p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let compose = h
+        .compose
+        .iter()
+        .map(|p| dir("compose", p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    for c in &compose {
+        if let Some(w) = workspaces.iter().find(|w| crate::remote_fence::within(c, w).is_some()) {
+            return Err(format!(
+                "compose` entry {c} is inside the workspace {w}, where a tier-2 call may write: the gate cannot vouch for files the agent can change"
+            ));
+        }
+    }
+    let units = match &h.units {
+        None => None,
+        Some(list) => Some(
+            list.iter()
+                .map(|u| crate::grammar::systemd::listed_unit(u).map_err(|why| format!("units` entry {u:?} {why}")))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(RemoteHost {
+        workspaces,
+        compose,
+        units,
+    })
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no

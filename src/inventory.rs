@@ -273,6 +273,7 @@ fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&
             skills: d.needs.skills.clone(),
             scope: Vec::new(),
             cooldown: false,
+            remote: false,
         };
         req.facts = crate::gate::gather(cfg, Path::new("/"), &inv, &only_skills)?;
         d = decision::decide(&inv, policy, &req);

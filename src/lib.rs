@@ -29,6 +29,8 @@ pub mod install;
 pub mod inventory;
 pub mod mcp;
 pub mod policy;
+pub mod remote_facts;
+pub mod remote_fence;
 pub mod sanitize;
 pub mod scope;
 pub mod script_input;

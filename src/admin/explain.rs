@@ -186,6 +186,12 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
                 return e.exit();
             }
         }
+        // explain connects to no remote host: what the gate would read there is unknown here.
+        if d.needs.remote {
+            req.facts.remote = Some(Err(
+                "tiershim explain does not connect to remote hosts (the gate reads them over ssh when it runs the call)".into(),
+            ));
+        }
         // The cooldown counts as they are now (no lock: explain records nothing).
         match gate::cooldown(&cfg, &d.needs, ctx.now, false) {
             Ok((_, f)) => req.facts.cooldown = f,

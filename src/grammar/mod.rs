@@ -19,6 +19,7 @@ pub mod remote;
 pub mod shell;
 pub mod sql;
 pub mod ssh;
+pub mod sudo;
 pub mod systemd;
 pub mod tea;
 

@@ -166,6 +166,10 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
     }
     let mut req = base.clone();
     req.env_tier = Some(tier.to_string());
+    // What tiershim.yaml would say about the example's host.
+    if let (Some(h), Some(r)) = (&ex.remote_host, inv.remote.as_deref()) {
+        req.remote.insert(r.host.to_ascii_lowercase(), h.clone());
+    }
     let d = decide(&inv, policy, &req);
     if d.needs.is_empty() {
         return d;
@@ -173,6 +177,7 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
     let mut facts = Facts {
         skill_tiers: Some(Default::default()),
         scope_rules: Some(Arc::new(Rules::empty())),
+        remote: Some(Err("a policy example reads no remote host".into())),
         ..Facts::default()
     };
     for (i, _) in &d.needs.scope {

@@ -319,6 +319,7 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             compose: None,
             compose_changeable: false,
             compose_remote: false,
+            remote_host: None,
         });
         rules.push(Endpoint {
             id: e.id,

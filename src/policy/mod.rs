@@ -109,6 +109,10 @@ pub struct ExamplesFile {
     /// The examples' `compose up` runs on a remote host (in an ssh command).
     #[serde(default)]
     pub compose_remote: bool,
+    /// What tiershim.yaml says about the examples' ssh host (`remote.<host>`: workspaces,
+    /// restartable units).
+    #[serde(default)]
+    pub remote_host: Option<crate::install::RemoteHostFile>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -277,6 +281,8 @@ pub struct Examples {
     pub compose_changeable: bool,
     /// The `compose up` runs on a remote host.
     pub compose_remote: bool,
+    /// What tiershim.yaml says about the examples' ssh host, validated.
+    pub remote_host: Option<crate::install::RemoteHost>,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -615,6 +621,10 @@ impl Policy {
                     return Err(at("`examples` is empty".into()));
                 }
             }
+            let remote_host = match r.examples.as_ref().and_then(|e| e.remote_host.as_ref()) {
+                None => None,
+                Some(h) => Some(crate::install::remote_host(h).map_err(|e| at(format!("examples: `remote_host.{e}")))?),
+            };
             examples.push(
                 r.examples
                     .map(|e| Examples {
@@ -631,6 +641,7 @@ impl Policy {
                         compose: e.compose,
                         compose_changeable: e.compose_changeable,
                         compose_remote: e.compose_remote,
+                        remote_host,
                     })
                     .unwrap_or_default(),
             );
