@@ -30,6 +30,8 @@ for line in $(printf '%s' "$needs" | tr ' ' ':'); do
 done
 # The PostgreSQL server binaries live outside PATH (/usr/lib/postgresql/<version>/bin).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+# The OpenSSH server tests/it/sshd.rs runs as an unprivileged user (outside a user's PATH).
+[ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
 if [ -z "$missing" ]; then
     :
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

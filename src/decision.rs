@@ -1144,7 +1144,7 @@ fn judge_part(
                 required,
                 "ssh.remote-write".into(),
                 d.skill.clone(),
-                format!("{doing} on {host_shown}"),
+                format!("{doing} on {host_shown} ({})", escape(&why)),
                 rule_reason(required, "ssh.remote-write", &format!("{doing} on {host_shown}: {}", escape(&why))),
                 Some(format!(
                     "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"

@@ -95,6 +95,9 @@ pub struct Record {
     pub meta: Option<Meta>,
     /// Every directory met on the way to it, with its owner and mode (missing ones left out).
     pub dirs: Vec<(String, Meta)>,
+    /// Every entry the path names on the way (a symlink itself, not where it leads), with its
+    /// owner: in a sticky directory only the owner may replace it.
+    pub entries: Vec<(String, Meta)>,
     /// Its contents when asked for and it is a regular file: Some(None) when it is larger than
     /// the gate reads.
     pub contents: Option<Option<Vec<u8>>>,
@@ -114,8 +117,9 @@ pub struct Report {
 
 /// The script the remote login shell runs: fixed text, with the `cd` and the questions as
 /// single-quoted words. `tsr KIND PATH` answers for one path: `P` where it leads, `S` what is
-/// there, `A` each directory met while resolving each prefix of the path, `C` the contents;
-/// `tss DIR` is compose's search for a default file.
+/// there, `A` each directory met while resolving each prefix of the path, `L` each entry named
+/// on the way (a symlink's own owner: who could replace it), `C` the contents; `tss DIR` is
+/// compose's search for a default file.
 fn script(cd: Option<&str>, asks: &[Ask]) -> String {
     let defaults = crate::compose::DEFAULT_FILES.join(" ");
     let overrides = crate::compose::OVERRIDE_FILES.join(" ");
@@ -132,7 +136,10 @@ tsa() {{ _x=$(realpath -m -- "$1" 2>/dev/null) || return 0; while :; do if [ -d 
 tsr() {{ if _p=$(realpath -m -- "$2" 2>/dev/null) && [ -n "$_p" ]; then printf 'P %s\n' "$_p"; else printf 'P\nE\n'; return 0; fi
   tsc "$_p" S
   case $2 in /*) _q=/ ;; *) _q= ;; esac
-  _i=$IFS; IFS=/; for _c in $2; do IFS=$_i; [ -n "$_c" ] || continue; tsa "${{_q:-.}}"; _q="$_q$_c/"; done; IFS=$_i; tsa "$_p"
+  _i=$IFS; IFS=/; for _c in $2; do IFS=$_i; [ -n "$_c" ] || continue; tsa "${{_q:-.}}"
+    if _r=$(realpath -m -- "${{_q:-.}}" 2>/dev/null); then [ "$_r" = / ] && _e=/$_c || _e=$_r/$_c
+      if [ -e "$_e" ] || [ -L "$_e" ]; then stat -c 'L %u %g %a %n' -- "$_e" 2>/dev/null; fi; fi
+    _q="$_q$_c/"; done; IFS=$_i; tsa "$_p"
   if [ "$1" = c ] && [ -f "$_p" ]; then _n=$(wc -c < "$_p" 2>/dev/null) || _n=-1
     if [ "$_n" -ge 0 ] && [ "$_n" -le {max} ]; then printf 'C %s\n' "$_n"; cat -- "$_p"; printf '\n'; else printf 'C\n'; fi; fi
   printf 'E\n'; }}
@@ -214,17 +221,18 @@ fn record(c: &mut Cursor) -> Result<Record, String> {
         Some(rest) => r.meta = Some(meta(rest.trim_start())?),
         None => return Err(format!("expected what is at a path, got `{s}`")),
     }
-    while c.peek().is_some_and(|l| l.starts_with(b"A ")) {
+    while c.peek().is_some_and(|l| l.starts_with(b"A ") || l.starts_with(b"L ")) {
         let l = c.line()?;
         let rest = &l[2..];
-        // `A uid gid mode path`: the path is everything after the third space.
+        // `A|L uid gid mode path`: the path is everything after the third space.
         let mut it = rest.splitn(4, ' ');
         let (Some(u), Some(g), Some(m), Some(path)) = (it.next(), it.next(), it.next(), it.next()) else {
-            return Err(format!("`{l}` is not a directory line"));
+            return Err(format!("`{l}` is not a directory or entry line"));
         };
-        let m = meta(&format!("{u} {g} {m} directory"))?;
-        if !r.dirs.iter().any(|(p, _)| p == path) {
-            r.dirs.push((path.to_string(), m));
+        let m = meta(&format!("{u} {g} {m} -"))?;
+        let list = if l.starts_with('A') { &mut r.dirs } else { &mut r.entries };
+        if !list.iter().any(|(p, _)| p == path) {
+            list.push((path.to_string(), m));
         }
     }
     if c.peek().is_some_and(|l| l.starts_with(b"C")) {
@@ -306,9 +314,9 @@ fn may_write(uid: u32, gids: &[u32], m: &Meta) -> bool {
     bits & 0o2 != 0
 }
 
-/// Why the login user of `report` could change what `r` names (write the file, or any directory
-/// met on the way to it, which lets it replace an entry: a sticky directory counts too, to be
-/// safe); None when it could not.
+/// Why the login user of `report` could change what `r` names, if it could: write the file, or
+/// a directory met on the way to it, which lets it replace an entry there. In a sticky directory
+/// (`/tmp`) that holds only for entries the user owns, or when it owns the directory.
 pub fn writable(report: &Report, r: &Record) -> Option<String> {
     let who = format!("the login user (uid {})", report.uid);
     if report.uid == 0 {
@@ -317,10 +325,18 @@ pub fn writable(report: &Report, r: &Record) -> Option<String> {
     if let Some(m) = r.meta.as_ref().filter(|m| may_write(report.uid, &report.gids, m)) {
         return Some(format!("{who} can write it (owner uid {}, mode {:o})", m.uid, m.mode));
     }
-    r.dirs
-        .iter()
-        .find(|(_, m)| may_write(report.uid, &report.gids, m))
-        .map(|(p, m)| format!("{who} can write the directory {p} (owner uid {}, mode {:o})", m.uid, m.mode))
+    let itself = r.real.iter().zip(r.meta.iter());
+    let known: Vec<(&String, &Meta)> = r.entries.iter().chain(&r.dirs).map(|(p, m)| (p, m)).chain(itself).collect();
+    for (p, m) in r.dirs.iter().filter(|(_, m)| may_write(report.uid, &report.gids, m)) {
+        let shown = format!("{who} can write the directory {p} (owner uid {}, mode {:o})", m.uid, m.mode);
+        if m.mode & 0o1000 == 0 || m.uid == report.uid {
+            return Some(shown);
+        }
+        if let Some((q, _)) = known.iter().find(|(q, e)| parent(q) == *p && e.uid == report.uid) {
+            return Some(format!("{shown} and owns {q} there"));
+        }
+    }
+    None
 }
 
 /// One remote `compose up` to judge: the options that choose its files.
@@ -517,6 +533,7 @@ fn judge_compose(conn: &Connection, report: &Report, c: &ComposeAsk, cd: Option<
             real: Some(format!("{}/compose.override.yaml", parent(&first_real))),
             meta: None,
             dirs: found[0].1.dirs.clone(),
+            entries: found[0].1.entries.clone(),
             contents: None,
         }),
     };
@@ -757,6 +774,7 @@ mod tests {
             real: Some("/srv/a/compose.yaml".into()),
             meta: Some(file),
             dirs: dirs.into_iter().map(|(p, m)| (p.to_string(), m)).collect(),
+            entries: Vec::new(),
             contents: None,
         };
         let safe = rec(
@@ -776,7 +794,16 @@ mod tests {
                 .unwrap()
                 .contains("the directory /srv/a")
         );
-        assert!(writable(&report, &rec(m(0, 0o644), vec![("/tmp", m(0, 0o1777))])).is_some());
+        // A sticky directory: only what the user owns there is the user's to replace.
+        let in_tmp = |entry_owner| Record {
+            real: Some("/tmp/p/compose.yaml".into()),
+            meta: Some(m(0, 0o644)),
+            dirs: vec![("/tmp/p".into(), m(0, 0o755)), ("/tmp".into(), m(0, 0o1777))],
+            entries: vec![("/tmp/p".into(), m(entry_owner, 0o777))],
+            contents: None,
+        };
+        assert_eq!(writable(&report, &in_tmp(0)), None);
+        assert!(writable(&report, &in_tmp(1000)).unwrap().contains("owns /tmp/p there"));
         let root = Report {
             uid: 0,
             ..Report::default()

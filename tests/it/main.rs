@@ -37,3 +37,4 @@ mod scope;
 mod shell;
 mod skills;
 mod ssh;
+mod sshd;
