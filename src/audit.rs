@@ -101,8 +101,12 @@ pub struct RemoteRecord {
     pub user: Option<String>,
     pub port: Option<String>,
     pub jump: Vec<String>,
-    /// The command as sent, secrets redacted.
+    /// The command as the caller wrote it, secrets redacted.
     pub command: String,
+    /// The settings put after each remote `git` word when the command is sent
+    /// (`grammar::remote::git_forced`); absent when the command runs no git.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_forced: Option<Vec<String>>,
     pub cd: Option<String>,
     pub parts: Vec<PartRecord>,
 }
@@ -177,6 +181,7 @@ impl AuditRecord {
             port: r.port.as_deref().map(e),
             jump: r.jump.iter().map(|h| e(h)).collect(),
             command: e(&remote::redacted(r)),
+            git_forced: remote::sent_command(r).map(|_| remote::git_forced().iter().map(|a| a.to_string()).collect()),
             cd: r.cd.as_deref().map(e),
             parts: r
                 .parts

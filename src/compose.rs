@@ -12,9 +12,10 @@
 //!
 //! On the local host the gate reads those files ([`resolve_local`]); a name it cannot read or
 //! that needs interpolation it does not do (`name: ${X}`) leaves the project [`Project::Unknown`],
-//! and below tier 3 such a call is refused. On a remote host it cannot read files: the project is
-//! the base name of the directory (`cd /srv/shop && docker compose …`, or an absolute `-f`), and a
-//! remote compose file's `name:` or `.env` is not seen ([`resolve_remote`]).
+//! and below tier 3 such a call is refused. On a remote host the project is the base name of the
+//! directory (`cd /srv/shop && docker compose …`, or an absolute `-f`), and a remote compose
+//! file's `name:` or `.env` is not seen ([`resolve_remote`]); the files of a remote `compose up`
+//! are read over ssh by `crate::remote_facts` and judged with [`judge_read`].
 //!
 //! Must not: write anything, or run anything.
 

@@ -1322,7 +1322,7 @@ mod tests {
         Request {
             ceiling: 3,
             env_tier: Some(tier.to_string()),
-            policies: policies(&[Tool::Docker, Tool::Git]),
+            policies: policies(&[Tool::Docker, Tool::Git, Tool::Curl]),
             ..Request::default()
         }
     }
@@ -1422,6 +1422,134 @@ mod tests {
         let d = decide(&ssh(&["ie01", "cd /srv/app && git push origin feat"]), &p, &at(3));
         assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "git.scope"));
         assert!(d.what.contains("the repository is on ie01"), "{}", d.what);
+    }
+
+    fn host(workspaces: &[&str], units: Option<&[&str]>) -> BTreeMap<String, crate::install::RemoteHost> {
+        BTreeMap::from([(
+            "ie01".to_string(),
+            crate::install::RemoteHost {
+                workspaces: workspaces.iter().map(|w| w.to_string()).collect(),
+                compose: Vec::new(),
+                units: units.map(|u| u.iter().map(|x| crate::grammar::systemd::listed_unit(x).unwrap()).collect()),
+            },
+        )])
+    }
+
+    #[test]
+    fn a_remote_write_needs_tier_2_inside_a_workspace_and_asks_where_it_really_leads() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let mut req = Request {
+            remote: host(&["/srv/work"], None),
+            policies: policies(&[Tool::Curl]),
+            ..at(2)
+        };
+        let inside = ssh(&["ie01", "cd /srv/work && curl -s -o out.json http://127.0.0.1/x"]);
+        let first = decide(&inside, &p, &req);
+        assert_eq!((first.verdict, first.rule.as_str()), (Verdict::Refuse, "ssh.facts"));
+        assert!(first.needs.remote);
+        // Where it leads, as read over ssh: inside, allowed; through a symlink out, tier 3.
+        let facts = |real: &str| {
+            Some(Ok(RemoteFacts {
+                paths: BTreeMap::from([("/srv/work/out.json".to_string(), Ok(real.to_string()))]),
+                ..RemoteFacts::default()
+            }))
+        };
+        req.facts.skill_tiers = Some(BTreeMap::new());
+        req.facts.remote = facts("/srv/work/out.json");
+        assert_eq!(decide(&inside, &p, &req).verdict, Verdict::Allow);
+        req.facts.remote = facts("/home/ops/out.json");
+        let d = decide(&inside, &p, &req);
+        assert_eq!(
+            (d.verdict, d.rule.as_str(), d.required_tier),
+            (Verdict::Refuse, "ssh.remote-write", Required::Tier(3))
+        );
+        assert!(d.what.contains("really is /home/ops/out.json"), "{}", d.what);
+        // Outside, or from an unknown directory: tier 3 without asking.
+        for cmd in [
+            "curl -s -o /etc/x http://h/",
+            "curl -s -o out.json http://h/",
+            "cd /srv/work && curl -o .profile http://h/",
+        ] {
+            let d = decide(&ssh(&["ie01", cmd]), &p, &at(2));
+            assert_eq!((d.rule.as_str(), d.required_tier), ("ssh.remote-write", Required::Tier(3)), "{cmd}");
+            assert!(!d.needs.remote, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn a_hosts_list_of_units_leaves_only_those_restartable_at_tier_2() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let listed = Request {
+            remote: host(&[], Some(&["jellyfin", "tailscaled"])),
+            ..at(2)
+        };
+        let rule = |cmd: &str, req: &Request| {
+            let mut req = req.clone();
+            req.facts.skill_tiers = Some(BTreeMap::new());
+            let d = decide(&ssh(&["ie01", cmd]), &p, &req);
+            (d.verdict, d.rule)
+        };
+        assert_eq!(
+            rule("systemctl restart jellyfin", &listed),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart tailscaled", &listed),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart tailscaled", &at(2)),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.plumbing".into())
+        );
+        assert_eq!(
+            rule("systemctl restart nginx", &listed),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.unlisted".into())
+        );
+        assert_eq!(
+            rule("systemctl restart nginx", &at(2)),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart sshd", &listed),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.plumbing".into())
+        );
+        // Reads are not restarts.
+        assert_eq!(
+            rule("systemctl status nginx", &listed),
+            (Verdict::Allow, "ssh.systemctl.read".into())
+        );
+    }
+
+    #[test]
+    fn a_remote_compose_up_asks_for_its_files_and_is_judged_by_what_they_come_to() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let inv = ssh(&["ie01", "cd /srv/jellyfin && docker compose up -d jellyfin"]);
+        let mut req = at(2);
+        let first = decide(&inv, &p, &req);
+        assert!(first.needs.remote);
+        req.facts.skill_tiers = Some(BTreeMap::new());
+        let with = |judged: Result<crate::compose::Judged, String>| {
+            Some(Ok(RemoteFacts {
+                compose: BTreeMap::from([((0, 0), judged)]),
+                ..RemoteFacts::default()
+            }))
+        };
+        req.facts.remote = with(Ok(Default::default()));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Allow, "docker.compose.up"));
+        req.facts.remote = with(Ok(crate::compose::Judged {
+            escalates: vec!["service jellyfin: privileged".into()],
+            changeable: Vec::new(),
+        }));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "docker.compose.file-escalates"));
+        assert!(d.what.contains("(service jellyfin: privileged)"), "{}", d.what);
+        req.facts.remote = with(Err("ssh failed".into()));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "docker.compose.file-remote"));
+        assert!(d.what.contains("ssh failed"), "{}", d.what);
+        // Tier 1 is refused by the rule itself: nothing to read.
+        assert!(!decide(&inv, &p, &at(1)).needs.remote);
     }
 
     #[test]

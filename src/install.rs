@@ -824,6 +824,45 @@ mod tests {
     }
 
     #[test]
+    fn remote_hosts_name_their_workspaces_vouched_projects_and_restartable_units() {
+        let c = parse(
+            "tier: 2\nhosts: [ie01]\nremote:\n  IE01:\n    workspaces: [/srv/work/]\n    compose: [/srv/jellyfin]\n    units: [jellyfin, nginx.service]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.remote["ie01"],
+            RemoteHost {
+                workspaces: vec!["/srv/work".into()],
+                compose: vec!["/srv/jellyfin".into()],
+                units: Some(vec!["jellyfin.service".into(), "nginx.service".into()]),
+            }
+        );
+        assert!(parse("tier: 2\n").unwrap().remote.is_empty());
+        for (text, want) in [
+            (
+                "tier: 2\nhosts: [ie02]\nremote: {ie01: {}}\n",
+                "`remote.ie01` names a host that `hosts:` does not list",
+            ),
+            (
+                "tier: 2\nremote: {ie01: {workspaces: [work]}}\n",
+                "`remote.ie01.workspaces` entry \"work\" is not an absolute path",
+            ),
+            ("tier: 2\nremote: {ie01: {workspaces: [/]}}\n", "is `/`"),
+            (
+                "tier: 2\nremote: {ie01: {workspaces: [/srv], compose: [/srv/app]}}\n",
+                "`remote.ie01.compose` entry /srv/app is inside the workspace /srv",
+            ),
+            ("tier: 2\nremote: {ie01: {units: [reboot.target]}}\n", "never does"),
+            ("tier: 2\nremote: {ie01: {units: [\"nginx*\"]}}\n", "is a pattern"),
+            ("tier: 2\nremote: {ops@ie01: {}}\n", "is not a host name"),
+            ("tier: 2\nremote: {ie01: {hosts: [x]}}\n", "unknown field `hosts`"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
     fn bad_configs_are_refused_with_the_reason() {
         for (text, want) in [
             ("tier: 4\n", "`tier: 4` is not 1, 2 or 3"),

@@ -366,6 +366,13 @@ fn the_remote_bare_repository_chain_is_stopped_at_its_first_step_and_its_second_
     // gate's other settings: `x` is no repository, its config is never read.
     let out = h.gate(1, "git -C x help push");
     assert_eq!(last(&h.env), ("allow".into(), "git.read".into()), "{}", text(&out.stderr));
+    let forced = h.env.last_audit()["remote"]["git_forced"].clone();
+    assert!(
+        forced
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "safe.bareRepository=explicit")),
+        "{forced}"
+    );
     assert!(!marker.exists(), "the planted viewer ran through the gate: {}", text(&out.stderr));
     let out = h.gate(1, "git -C x rev-parse --git-dir");
     assert_ne!(out.status.code(), Some(0));
