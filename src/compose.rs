@@ -24,8 +24,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::grammar::{ComposeFiles, Invocation, Project, Target};
 use crate::sanitize::escape;
 
-/// The mark of a `compose up` in an ssh command: the gate cannot read the files it starts
-/// containers from.
+/// The mark of a `compose up` in an ssh command whose files the gate has not read over ssh (or
+/// could not): it may start anything.
 pub const REMOTE: &str = "compose-remote";
 
 /// Compose's default file names, in its order of preference.

@@ -1047,6 +1047,7 @@ fn judge_part(
     // The files of a remote `compose up`, as read over ssh.
     let mut compose_found: Vec<String> = Vec::new();
     let mut compose_unread: Option<String> = None;
+    let mut compose_read = false;
     for (j, a) in inv.actions.iter_mut().enumerate().filter(|(_, a)| a.has(crate::compose::REMOTE)) {
         match &req.facts.remote {
             Some(Ok(f)) => match f.compose.get(&(index, j)) {
@@ -1054,6 +1055,7 @@ fn judge_part(
                     a.marks.remove(crate::compose::REMOTE);
                     crate::compose::mark(a, &Ok(judged.clone()));
                     compose_found.extend(judged.escalates.iter().chain(&judged.changeable).cloned());
+                    compose_read = true;
                 }
                 Some(Err(why)) => compose_unread = Some(why.clone()),
                 None => compose_unread = Some("they were not read".into()),
@@ -1119,6 +1121,9 @@ fn judge_part(
     }
     if let Some(why) = &compose_unread {
         reasons.push(format!("the compose files could not be read over ssh: {}", escape(why)));
+    } else if compose_read && compose_found.is_empty() {
+        reasons
+            .push("the compose files were read over ssh: the login user can change none of them, and they ask for nothing tier 3".into());
     }
     let mut f = Finding::new(
         d.required_tier,

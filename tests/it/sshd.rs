@@ -477,6 +477,8 @@ fn a_remote_compose_up_is_allowed_at_tier_2_when_the_files_read_over_ssh_are_the
     let message = h.env.last_audit()["message"].to_string();
     assert!(message.contains("Using: ssh → docker compose up"), "{message}");
     assert_eq!(h.sessions(), before + 3, "two reads and the call");
+    let reasons = h.env.last_audit()["reasons"].to_string();
+    assert!(reasons.contains("the compose files were read over ssh"), "{reasons}");
     assert_eq!(
         std::fs::read_to_string(&h.docker_log).unwrap(),
         format!("{} | compose up -d jellyfin\n", dir.display())
