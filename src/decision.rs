@@ -1151,9 +1151,13 @@ fn judge_part(
                 d.skill.clone(),
                 format!("{doing} on {host_shown} ({})", escape(&why)),
                 rule_reason(required, "ssh.remote-write", &format!("{doing} on {host_shown}: {}", escape(&why))),
-                Some(format!(
-                    "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"
-                )),
+                Some(if required == Required::Tier(2) {
+                    "tier 1 writes no file; read the output from standard output, or escalate to a tier 2 agent".to_string()
+                } else {
+                    format!(
+                        "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"
+                    )
+                }),
             );
         }
     }
@@ -1201,7 +1205,7 @@ fn remote_write(
     if let Err(why) = judge(&abs, workspaces, w.repository) {
         return (Required::Tier(3), format!("{abs}: {why}"));
     }
-    let inside = (Required::Tier(2), format!("{abs} is inside a workspace"));
+    let inside = (Required::Tier(2), format!("{abs} is inside a workspace, and tier 1 writes no file"));
     if effective >= 3 {
         // Tier 3 may write anywhere: where it leads changes nothing.
         return inside;

@@ -422,11 +422,12 @@ fn a_tier_2_write_runs_inside_a_remote_workspace_and_not_where_a_symlink_there_l
     let out = h.gate(2, &format!("curl -s -o {}/out.json {url}/x", work.display()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_to_string(work.join("out.json")).unwrap(), "{}");
-    assert_eq!(last(&h.env).1, "curl.file-write");
+    assert_eq!(last(&h.env).1, "ssh.remote-write");
     assert_eq!(h.sessions(), before + 2, "one read, one call");
     // Tier 1 writes nothing, not even there.
     let out = h.gate(1, &format!("cd {} && curl -s -o again.json {url}/x", work.display()));
     assert_eq!(out.status.code(), Some(77));
+    assert!(text(&out.stderr).contains("tier 1 writes no file"), "{}", text(&out.stderr));
     assert!(!work.join("again.json").exists());
     // A symlink in the workspace leading to the login directory: the text is inside, the
     // place is not. Refused after the read, and nothing is written.
