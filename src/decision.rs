@@ -75,6 +75,9 @@ pub struct Request {
     pub local: crate::files::LocalFacts,
     /// Where the call may write: the install's workspaces and its own files (`files::Fence`).
     pub fence: crate::files::Fence,
+    /// Configuration the real tool would read from a place the agent can write, each with the
+    /// key that runs a program or redirects the call (`tool_config::agent_written`).
+    pub agent_config: Vec<String>,
     /// `cooldown_state:` in `tiershim.yaml`: restart and redeploy budgets are enforced.
     pub cooldown: bool,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
@@ -337,7 +340,23 @@ fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
-    let what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
+    let mut what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
+    // A mark `<m>: <detail>` says what made the action `<m>` (the file and key a compose
+    // judgement found): a refusal by a rule on `<m>` names it.
+    let details: Vec<String> = rule
+        .when
+        .iter()
+        .flat_map(|m| {
+            let prefix = format!("{m}: ");
+            action
+                .marks
+                .iter()
+                .filter_map(move |x| x.strip_prefix(&prefix).map(|d| escape(d).into_owned()))
+        })
+        .collect();
+    if !details.is_empty() {
+        what = format!("{what} ({})", details.join("; "));
+    }
     let reason = rule_reason(rule.required, &rule.id, &what);
     Finding::new(
         rule.required,
@@ -726,6 +745,17 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     }
     check_claims(tool, policy, inv, req, &mut findings);
     check_files(tool, policy, inv, req, &mut findings);
+    for c in &req.agent_config {
+        let c = escape(c).into_owned();
+        findings.push(never(
+            tool,
+            policy,
+            "agent-config",
+            format!("{tool} with configuration the agent can change ({c})"),
+            format!("{c}: {tool} would read this from a file the agent can write, and it runs a program or redirects the call"),
+            "ask the operator to make the tool home's files theirs (writable by their owner only; root's in a hardened install), or to remove the key",
+        ));
+    }
     if req.cooldown {
         check_targets(tool, inv, req, &mut findings, &mut charges);
     }

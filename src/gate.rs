@@ -83,9 +83,18 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
     } else {
         None
     };
+    // gh and docker read per-user configuration that can run programs: from the tool home, or
+    // a pinned GH_CONFIG_DIR / DOCKER_CONFIG. What of it the agent can write refuses the call.
+    let agent_config = match cfg.tool_home.as_deref() {
+        Some(home) if matches!(inv.tool, Tool::Gh | Tool::Docker) => {
+            crate::tool_config::agent_written(inv.tool, home, &cfg.env, cfg.hardened)
+        }
+        _ => Vec::new(),
+    };
     Request {
         ceiling: cfg.tier,
         pinned_credential,
+        agent_config,
         env_tier: var("CLAUDEOPS_TIER"),
         env_dry_run: var("CLAUDEOPS_DRY_RUN"),
         dry_run_pinned: cfg.dry_run,

@@ -37,6 +37,7 @@ pub mod script_input;
 pub mod skill;
 pub mod suggest;
 pub mod tool;
+pub mod tool_config;
 pub mod vet;
 
 use context::Context;

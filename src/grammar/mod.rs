@@ -196,6 +196,9 @@ impl LocalFile {
     }
 }
 
+/// What a client's grammar makes of its call: actions, claims, and the local files it touches.
+pub type Understood = (Vec<Action>, Vec<Claim>, Vec<LocalFile>);
+
 /// File contents the gate read for a call (keyed by the path as written), or why it could not.
 pub type Contents = BTreeMap<String, Result<String, String>>;
 

@@ -16,6 +16,7 @@ mod fence;
 mod files;
 mod records;
 mod rules;
+mod tool_env;
 mod tools;
 
 use std::collections::BTreeSet;
@@ -97,6 +98,10 @@ const PARTS: &[&str] = &[
     "skills",
     "kernel fence",
     "claude shell",
+    "tool home",
+    "secrets",
+    "pins",
+    "workspaces",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -337,6 +342,11 @@ const TIER_CHECKS: &[TierCheck] = &[
     rules::skills,
     fence::kernel_fence,
     fence::claude_shell,
+    tool_env::tool_home,
+    tool_env::secrets,
+    tool_env::pins,
+    tool_env::workspaces,
+    tool_env::tool_configs,
 ];
 
 pub fn same_file(a: &Path, b: &Path) -> bool {
