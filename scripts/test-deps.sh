@@ -20,6 +20,7 @@ mariadb-install-db mariadb-server
 ssh openssh-client
 jq jq
 docker docker.io
+cc gcc
 '
 
 missing=

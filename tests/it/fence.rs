@@ -227,13 +227,13 @@ fn a_jq_expression_that_reads_the_environment_never_runs() {
 
 /// A server on 127.0.0.1 that speaks just enough of PostgreSQL's protocol to ask for the
 /// password in clear text, as a server the agent runs would: what it was sent, per connection.
-struct PasswordCatcher {
-    port: u16,
+pub struct PasswordCatcher {
+    pub port: u16,
     caught: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl PasswordCatcher {
-    fn start() -> PasswordCatcher {
+    pub fn start() -> PasswordCatcher {
         use std::io::{Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -275,7 +275,7 @@ impl PasswordCatcher {
         PasswordCatcher { port, caught }
     }
 
-    fn caught(&self) -> Vec<String> {
+    pub fn caught(&self) -> Vec<String> {
         self.caught.lock().unwrap().clone()
     }
 }

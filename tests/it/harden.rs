@@ -59,7 +59,7 @@ impl Account {
         self.run_in(Path::new("/"), argv, env)
     }
 
-    fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
+    pub fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
         // By absolute path: `env` may set PATH for the child, and Command would search that.
         Command::new("/usr/bin/setpriv")
             .arg(format!("--reuid={}", self.uid))

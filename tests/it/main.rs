@@ -22,6 +22,7 @@ mod docker_engine;
 mod doctor;
 mod explain;
 mod fence;
+mod fence_harden;
 mod gate;
 mod harden;
 mod http;
