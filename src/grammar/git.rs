@@ -16,7 +16,7 @@
 //! policy refuses them as unclassified.
 
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation, ScopeTarget};
+use crate::grammar::{Action, Claim, Invocation, LocalFile, ScopeTarget, Understood};
 use crate::tool::Tool;
 
 /// Inserted before the caller's arguments on every exec. Command-line `-c` beats every config
@@ -145,9 +145,10 @@ const STYLE: Style = Style::GIT_PARSE_OPTIONS;
 pub fn parse(args: &[String]) -> Invocation {
     let mut inv = Invocation::new(Tool::Git, args);
     match parse_call(args) {
-        Ok((actions, claims)) => {
+        Ok((actions, claims, files)) => {
             inv.actions = actions;
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(problem) => inv.with_problem(problem),
@@ -156,7 +157,7 @@ pub fn parse(args: &[String]) -> Invocation {
 
 /// The global options, then the command. The command's action comes first (it names the call
 /// in the log); refused global options follow as actions of their own.
-fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
+fn parse_call(args: &[String]) -> Result<Understood, String> {
     let mut config: Vec<&str> = Vec::new();
     let mut chdir: Vec<String> = Vec::new();
     let mut extra: Vec<Action> = Vec::new();
@@ -236,7 +237,91 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
         }
     }
     actions.extend(extra);
-    Ok((actions, claims))
+    let bare = args[..i].iter().any(|a| a == "--bare");
+    let files = if prints_only {
+        Vec::new()
+    } else {
+        declared_files(rest, &chdir, bare)?
+    };
+    Ok((actions, claims, files))
+}
+
+/// The directories git creates where the call says (the local-write model): `clone`'s target
+/// (named after the URL when not given), `init`'s, `worktree add`'s, each below the `-C`
+/// directories. A repository without a work tree (`--bare`, `--mirror`, `--separate-git-dir`)
+/// is declared as the `HEAD` git writes into it: a directory that becomes a git directory is
+/// never allowed (git would take it for a repository and run what its config names).
+fn declared_files(rest: &[String], chdir: &[String], bare_global: bool) -> Result<Vec<LocalFile>, String> {
+    let Some((name, args)) = rest.split_first() else {
+        return Ok(Vec::new());
+    };
+    let at = |p: &str| -> String {
+        let mut base = std::path::PathBuf::new();
+        for d in chdir {
+            base.push(d);
+        }
+        base.push(p);
+        base.display().to_string()
+    };
+    let mut out = Vec::new();
+    let repo_at = |dir: &str, bare: bool, flag: &str, out: &mut Vec<LocalFile>| {
+        if bare {
+            out.push(LocalFile::write(at(&format!("{}/HEAD", dir.trim_end_matches('/'))), flag));
+        } else {
+            out.push(LocalFile::write(at(dir), flag));
+        }
+    };
+    match name.as_str() {
+        "clone" => {
+            let p = scan(args, CLONE_OPTS)?;
+            let pos = p.positionals();
+            let bare = bare_global || on(&p, "bare") || on(&p, "mirror");
+            let flag = if on(&p, "mirror") {
+                "--mirror"
+            } else if bare {
+                "--bare"
+            } else {
+                "clone"
+            };
+            if let Some(repo) = pos.first() {
+                let dir = match pos.get(1) {
+                    Some(d) => d.to_string(),
+                    None => clone_dir(repo, bare),
+                };
+                repo_at(&dir, bare, flag, &mut out);
+            }
+            if let Some(g) = p.last("separate-git-dir") {
+                repo_at(g, true, "--separate-git-dir", &mut out);
+            }
+        }
+        "init" => {
+            let p = scan(args, INIT_OPTS)?;
+            let dir = p.positionals().first().map_or(".", |d| *d).to_string();
+            let bare = bare_global || on(&p, "bare");
+            repo_at(&dir, bare, if bare { "--bare" } else { "init" }, &mut out);
+            if let Some(g) = p.last("separate-git-dir") {
+                repo_at(g, true, "--separate-git-dir", &mut out);
+            }
+        }
+        "worktree" if args.first().is_some_and(|a| a == "add") => {
+            let p = scan(&args[1..], WORKTREE_ADD_OPTS)?;
+            if let Some(path) = p.positionals().first() {
+                out.push(LocalFile::write(at(path), "worktree add"));
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+/// The directory `git clone <repo>` makes when none is given (`git_url_basename`): the last
+/// path component of the URL without a trailing `/` or `.git` (`<name>.git` for a bare clone).
+fn clone_dir(repo: &str, bare: bool) -> String {
+    let trimmed = repo.trim_end_matches(['/', ':']);
+    let trimmed = trimmed.strip_suffix("/.git").unwrap_or(trimmed);
+    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
+    let name = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
+    if bare { format!("{name}.git") } else { name.to_string() }
 }
 
 fn global_value<'a>(args: &'a [String], i: &mut usize, opt: &str) -> Result<&'a str, String> {
@@ -943,6 +1028,22 @@ fn rebase(args: &[String]) -> Result<Action, String> {
     mark_strategy(&mut a, &p);
     Ok(a)
 }
+
+/// `git worktree add` (builtin/worktree.c): the options before `<path> [<commit-ish>]`.
+const WORKTREE_ADD_OPTS: &[Opt] = &[
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("detach", &["detach"], &['d']),
+    Opt::flag("checkout", &["checkout"], &[]),
+    Opt::flag("guess-remote", &["guess-remote"], &[]),
+    Opt::flag("track", &["track"], &[]),
+    Opt::flag("lock", &["lock"], &[]),
+    Opt::value("reason", &["reason"], &[]),
+    Opt::flag("orphan", &["orphan"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("relative-paths", &["relative-paths"], &[]),
+    Opt::value("b", &[], &['b']),
+    Opt::value("B", &[], &['B']),
+];
 
 /// `git init --template=<dir>` copies hooks and files from any directory.
 fn init(args: &[String]) -> Result<Action, String> {
@@ -2164,6 +2265,36 @@ mod tests {
         );
         assert_eq!(acts(&["init", "--templ=/t"]), one("init", &["template"]));
         assert_eq!(acts(&["apply", "--unsafe-paths", "p.diff"]), one("apply", &["unsafe-paths"]));
+    }
+
+    #[test]
+    fn clone_init_and_worktree_add_declare_the_directory_they_create() {
+        let files = |words: &[&str]| -> Vec<(String, String)> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.files.into_iter().map(|f| (f.path, f.flag)).collect()
+        };
+        let f = |p: &str, flag: &str| (p.to_string(), flag.to_string());
+        assert_eq!(files(&["clone", "https://h/o/app.git"]), [f("app", "clone")]);
+        assert_eq!(
+            files(&["clone", "-q", "https://h/o/app.git/", "work/app"]),
+            [f("work/app", "clone")]
+        );
+        assert_eq!(files(&["-C", "repos", "clone", "git@h:o/app"]), [f("repos/app", "clone")]);
+        assert_eq!(files(&["clone", "--bare", "https://h/o/app.git"]), [f("app.git/HEAD", "--bare")]);
+        assert_eq!(files(&["clone", "--mirror", "https://h/o/app", "m"]), [f("m/HEAD", "--mirror")]);
+        assert_eq!(
+            files(&["clone", "--separate-git-dir", "gd", "https://h/o/app"]),
+            [f("app", "clone"), f("gd/HEAD", "--separate-git-dir")]
+        );
+        assert_eq!(files(&["init"]), [f(".", "init")]);
+        assert_eq!(files(&["init", "--bare", "x"]), [f("x/HEAD", "--bare")]);
+        assert_eq!(files(&["--bare", "init", "x"]), [f("x/HEAD", "--bare")]);
+        assert_eq!(
+            files(&["worktree", "add", "-b", "fix", "../wt", "main"]),
+            [f("../wt", "worktree add")]
+        );
+        assert_eq!(files(&["status"]), []);
     }
 
     #[test]

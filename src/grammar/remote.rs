@@ -639,6 +639,8 @@ mod tests {
         assert_eq!(
             w("git clone --depth 1 https://h/r.git /home/ops/.config/git"),
             [
+                // The git grammar's own declaration of the directory clone creates.
+                ("/home/ops/.config/git".to_string(), "clone".to_string(), false),
                 ("1".to_string(), "git clone".to_string(), true),
                 ("https://h/r.git".into(), "git clone".into(), true),
                 ("/home/ops/.config/git".into(), "git clone".into(), true),

@@ -339,3 +339,32 @@ fn a_pinned_database_password_is_only_ever_sent_to_the_pinned_server() {
     let resets = env.last_audit()["env_resets"].to_string();
     assert!(resets.contains(r#"{"action":"pinned","var":"PGHOST"}"#), "{resets}");
 }
+
+#[test]
+fn git_makes_work_trees_below_a_workspace_and_never_a_bare_repository() {
+    let (env, work) = fenced(&["git"], "");
+    let out = run_in(&env, &work, "git", &["init", "-q", "sub"], 2);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    assert!(work.join("sub/.git/HEAD").is_file());
+    for args in [
+        &["init", "--bare", "bare"][..],
+        &["--bare", "init", "bare"],
+        &["init", "--separate-git-dir", "gd", "wt"],
+        &["clone", "--bare", "https://example.com/o/r.git"],
+    ] {
+        let out = run_in(&env, &work, "git", args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains("rule git.local-file"), "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains("would make"), "{args:?}: {}", out.stderr());
+    }
+    assert!(!work.join("bare").exists() && !work.join("gd").exists() && !work.join("r.git").exists());
+    // A clone into a hidden directory, or out of the working directory, is never.
+    for args in [
+        &["clone", "https://example.com/o/r.git", ".config/git"][..],
+        &["clone", "https://example.com/o/r.git", "../r"],
+    ] {
+        let out = run_in(&env, &work, "git", args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains("rule git.local-file"), "{args:?}: {}", out.stderr());
+    }
+}
