@@ -101,6 +101,12 @@ pub struct Facts {
     /// What was read over ssh about the remote host of an ssh call (`crate::remote_facts`), or
     /// why it could not be read.
     pub remote: Option<Result<RemoteFacts, String>>,
+    /// Per action index with a probe: the marks the real git's answer adds, or why it could not
+    /// answer (the call is then refused).
+    pub marks: BTreeMap<usize, Result<BTreeSet<String>, String>>,
+    /// The configuration the real tool will read that runs a program or redirects a write and
+    /// comes from a file the agent could have written; or why it could not be read.
+    pub config: Option<Result<Vec<ConfigHit>, String>>,
 }
 
 /// What the gate read on the remote host of an ssh call, with a fixed read-only command over the
@@ -112,6 +118,19 @@ pub struct RemoteFacts {
     pub compose: BTreeMap<(usize, usize), Result<crate::compose::Judged, String>>,
     /// Per remote path a part writes (as located from the command): where it really leads.
     pub paths: BTreeMap<String, Result<String, String>>,
+}
+
+/// One key of the configuration a real tool reads that runs a program or redirects a write,
+/// from a file the agent could have written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigHit {
+    /// The file it comes from, as the tool names it.
+    pub file: String,
+    pub key: String,
+    /// What the key does (`runs a program`).
+    pub why: String,
+    /// Why the agent could have written the file.
+    pub writable: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,12 +161,21 @@ pub struct Needs {
     /// A part of an ssh remote command needs what only the remote host can tell: the files of a
     /// `compose up`, where a write really leads.
     pub remote: bool,
+    /// Actions (by index) whose probe the real git must answer ([`crate::grammar::Probe`]).
+    pub probes: Vec<usize>,
+    /// The configuration the real tool will read, judged for keys the agent could have written.
+    pub config: bool,
 }
 
 impl Needs {
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown && !self.remote
+        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown && !self.remote && self.probes.is_empty() && !self.config
     }
+}
+
+/// Whether the real tool reads configuration the gate judges before exec (git's).
+fn reads_config(tool: Tool) -> bool {
+    tool == Tool::Git
 }
 
 /// What the scope check of a decision looked at and found.
@@ -692,6 +720,41 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
     }
 }
 
+/// Configuration the real tool will read that the agent could have written and that runs a
+/// program or redirects a write: never (DESIGN §3.2, "configuration the agent can write is
+/// data").
+fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Finding>) {
+    match &req.facts.config {
+        Some(Ok(hits)) => {
+            for h in hits {
+                out.push(never(
+                    tool,
+                    policy,
+                    "agent-config",
+                    format!("{tool} with {} from {}", escape(&h.key), escape(&h.file)),
+                    format!(
+                        "{} in {} {}, and {}",
+                        escape(&h.key),
+                        escape(&h.file),
+                        escape(&h.why),
+                        escape(&h.writable)
+                    ),
+                    "an operator removes the key (or makes the file theirs); the agent's files configure nothing that runs",
+                ));
+            }
+        }
+        Some(Err(why)) => out.push(never(
+            tool,
+            policy,
+            "agent-config",
+            format!("{tool} whose configuration cannot be read ({})", escape(why)),
+            format!("the configuration {tool} would read cannot be judged: {}", escape(why)),
+            "fix what the message names and try again",
+        )),
+        None => {}
+    }
+}
+
 /// The decision for one call. Pure.
 pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let tool = inv.tool;
@@ -738,11 +801,35 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         ));
     } else {
         findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
+            // What the real git answered about the action adds to its marks.
+            let marked;
+            let a = match req.facts.marks.get(&i) {
+                Some(Ok(m)) if !m.is_empty() => {
+                    let mut x = a.clone();
+                    x.marks.extend(m.iter().cloned());
+                    marked = x;
+                    &marked
+                }
+                _ => a,
+            };
             let mut f = classify(tool, policy, a);
             f.action = Some(i);
             f
         }));
+        for (i, r) in &req.facts.marks {
+            if let (Err(why), Some(a)) = (r, inv.actions.get(*i)) {
+                findings.push(never(
+                    tool,
+                    policy,
+                    "target",
+                    format!("{tool} {} whose target cannot be worked out ({})", escape(&a.verb), escape(why)),
+                    format!("{tool} {}: {}", escape(&a.verb), escape(why)),
+                    "fix what the message names and try again",
+                ));
+            }
+        }
     }
+    check_config(tool, policy, req, &mut findings);
     check_claims(tool, policy, inv, req, &mut findings);
     check_files(tool, policy, inv, req, &mut findings);
     for c in &req.agent_config {
@@ -929,8 +1016,17 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             }
         }
     }
+    for (i, a) in inv.actions.iter().enumerate() {
+        if a.probe.is_some() && !req.facts.marks.contains_key(&i) {
+            needs.probes.push(i);
+        }
+    }
+    if reads_config(tool) && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
+        needs.config = true;
+    }
     if !needs.is_empty() {
-        reasons.push("the facts this decision needs (skills, changed files, cooldown counts) were not gathered".into());
+        reasons
+            .push("the facts this decision needs (skills, changed files, probes, configuration, cooldown counts) were not gathered".into());
         d.verdict = Verdict::Refuse;
         d.rule = format!("{tool}.facts");
         d.what = format!("{} without the facts its decision needs", d.what);
@@ -1114,6 +1210,19 @@ fn judge_part(
             changes: (0..inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
             cooldown: req.facts.cooldown.clone(),
             remote: None,
+            // The remote repository cannot be asked: a checkout operand may be paths (the worse
+            // reading); a push is refused by its scope rule anyway.
+            marks: inv
+                .actions
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match &a.probe {
+                    Some(crate::grammar::Probe::CheckoutArg { .. }) => Some((i, Ok(BTreeSet::from(["discard".to_string()])))),
+                    Some(crate::grammar::Probe::PushTarget { .. }) => Some((i, Ok(BTreeSet::new()))),
+                    None => None,
+                })
+                .collect(),
+            config: None,
         },
         ..Request::default()
     };

@@ -156,10 +156,29 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
 /// The real git as the gate runs it for facts: with the install's tool home as HOME, so it
 /// reads the same global config as the real git of the agent's calls.
 fn gate_git(cfg: &InstallConfig) -> Option<Git> {
-    exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git {
-        bin,
-        home: cfg.tool_home().ok().map(Path::to_path_buf),
-    })
+    let home: Vec<(std::ffi::OsString, std::ffi::OsString)> = cfg
+        .tool_home()
+        .ok()
+        .map(exec::home_vars)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into_os_string()))
+        .collect();
+    exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git::new(bin, &home))
+}
+
+/// The environment the real tool of this call would run with (`exec::child_env` with the
+/// install's pins and tool home), for the gate's own git to read the configuration the real
+/// git reads. Without a trusted tool home the real tool does not run at all; the gate's git
+/// then reads no global configuration.
+pub fn real_env(
+    cfg: &InstallConfig,
+    caller: &[(std::ffi::OsString, std::ffi::OsString)],
+    policy: &Policy,
+    tier: u8,
+) -> (Vec<(std::ffi::OsString, std::ffi::OsString)>, Vec<crate::audit::EnvReset>) {
+    let pins = cfg.pins().unwrap_or_default();
+    exec::child_env(caller, policy, &pins, cfg.tool_home().ok(), tier)
 }
 
 /// A `gh api` call with its placeholders filled, once for every repository gh could pick: the
@@ -188,11 +207,19 @@ fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents,
     out.unwrap_or(first)
 }
 
-/// Gather the facts a first decision asked for: skills from the install's sources, changed
-/// files with the install's real git.
-pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
+/// Gather the facts a first decision asked for: skills from the install's sources (a
+/// repository's from its remote's default branch), changed files, probe answers and the
+/// configuration with the install's real git. `env` is the environment the real tool would
+/// run with (`exec::child_env`), so the gate's git reads the configuration the real git reads.
+pub fn gather(
+    cfg: &InstallConfig,
+    cwd: &Path,
+    inv: &Invocation,
+    needs: &decision::Needs,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> Result<decision::Facts> {
     let sources = Sources::from_config(cfg.skills.as_ref());
-    let git = if needs.scope.is_empty() { None } else { gate_git(cfg) };
+    let git = exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git::new(bin, env));
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
@@ -438,7 +465,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     // anything goes to the agent's stderr (which the agent can keep from draining).
     let mut locked = None;
     if !d.needs.is_empty() {
-        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        // The environment the real git would get, for the gate's git to read the same config.
+        let (real_env, _) = real_env(&cfg, &ctx.env, &policy, d.effective_tier);
+        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs, &real_env)?;
         // Read before the cooldown lock is taken: the read waits on the network.
         if d.needs.remote {
             req.facts.remote = Some(remote_facts(&cfg, ctx, &policy, &args, &inv, d.effective_tier));

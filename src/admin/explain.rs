@@ -179,7 +179,8 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     let mut d = decision::decide(&inv, &policy, &req);
     if !d.needs.is_empty() {
         let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
-        match gate::gather(&cfg, &cwd, &inv, &d.needs) {
+        let (real_env, _) = gate::real_env(&cfg, &ctx.env, &policy, d.effective_tier);
+        match gate::gather(&cfg, &cwd, &inv, &d.needs, &real_env) {
             Ok(f) => req.facts = f,
             Err(e) => {
                 eprintln!("tiershim explain: {}", escape(&e.to_string()));

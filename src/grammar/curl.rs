@@ -64,6 +64,7 @@ const STYLE: Style = Style {
     negation: true,
     interspersed: true,
     double_dash: true,
+    end_of_options: false,
     unknown: Unknown::Error,
 };
 

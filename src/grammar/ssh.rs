@@ -44,6 +44,7 @@ const BSD_GETOPT: Style = Style {
     negation: false,
     interspersed: false,
     double_dash: true,
+    end_of_options: false,
     unknown: Unknown::Error,
 };
 

@@ -178,8 +178,14 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
         skill_tiers: Some(Default::default()),
         scope_rules: Some(Arc::new(Rules::empty())),
         remote: Some(Err("a policy example reads no remote host".into())),
+        config: Some(Ok(Vec::new())),
         ..Facts::default()
     };
+    // A probe answers that the call is what argv says (a checkout operand is a branch, a push
+    // lands where it names), and the repository's configuration is the operator's.
+    for i in &d.needs.probes {
+        facts.marks.insert(*i, Ok(Default::default()));
+    }
     for (i, _) in &d.needs.scope {
         facts.changes.insert(
             *i,

@@ -68,6 +68,8 @@ pub enum Layout {
 enum Source {
     File(PathBuf),
     Embedded(&'static str),
+    /// Read by the gate from somewhere other than a file (a git ref's blob).
+    Text(String),
 }
 
 /// A skill file found by discovery, not yet read.
@@ -86,7 +88,18 @@ impl Candidate {
     pub fn file(&self) -> Option<&Path> {
         match &self.source {
             Source::File(p) => Some(p),
-            Source::Embedded(_) => None,
+            Source::Embedded(_) | Source::Text(_) => None,
+        }
+    }
+
+    /// A skill whose text the gate already read (from a git ref: `facts::repo_skills`).
+    pub fn from_text(name: &str, shown: String, layout: Layout, location: Location, text: String) -> Candidate {
+        Candidate {
+            name: name.to_string(),
+            shown,
+            layout,
+            location,
+            source: Source::Text(text),
         }
     }
 }
@@ -314,6 +327,7 @@ pub enum Need {
 pub fn load(c: &Candidate, need: Need) -> Result<Skill, Problem> {
     let text = match &c.source {
         Source::Embedded(t) => (*t).to_string(),
+        Source::Text(t) => t.clone(),
         Source::File(p) => read_text(p).map_err(|message| Problem {
             path: c.shown.clone(),
             message,
@@ -415,6 +429,11 @@ impl Sources {
         out
     }
 
+    /// The directory of repository `repo` under `repos`.
+    pub fn repo_root(&self, repo: &str) -> Option<PathBuf> {
+        Some(self.repos.as_ref()?.join(repo))
+    }
+
     fn repo_dir(&self, repo: &str) -> Option<PathBuf> {
         Some(self.repos.as_ref()?.join(repo).join(".claude-ops").join("skills"))
     }
@@ -442,7 +461,7 @@ impl Sources {
         }
     }
 
-    fn baseline_named(&self, name: &str) -> (Vec<Candidate>, Vec<Problem>) {
+    pub fn baseline_named(&self, name: &str) -> (Vec<Candidate>, Vec<Problem>) {
         match &self.baseline {
             Some(dir) if !dir.is_dir() => self.baseline(),
             Some(dir) => named(dir, name, &Location::Baseline),
@@ -450,6 +469,22 @@ impl Sources {
                 Some(dir) => named(&dir, name, &Location::Baseline),
                 None => (embedded().into_iter().filter(|c| c.name == name).collect(), Vec::new()),
             },
+        }
+    }
+
+    /// The skill files of repository `repo`'s directory on disk.
+    pub fn repo_all(&self, repo: &str) -> (Vec<Candidate>, Vec<Problem>) {
+        match self.repo_dir(repo) {
+            Some(dir) => discover(&dir, &Location::Repo(repo.to_string())),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
+    /// The files of skill `name` in repository `repo`'s directory on disk.
+    pub fn repo_named(&self, name: &str, repo: &str) -> (Vec<Candidate>, Vec<Problem>) {
+        match self.repo_dir(repo) {
+            Some(dir) => named(&dir, name, &Location::Repo(repo.to_string())),
+            None => (Vec::new(), Vec::new()),
         }
     }
 

@@ -45,13 +45,23 @@ struct Case {
     repo: bool,
 }
 
+/// The git stub of a git case: it records the calls the gate execs and hands the gate's own
+/// fact queries (they start `--no-pager --no-replace-objects`) to the real git, so scope
+/// checks, probes and the configuration check see the case's directory as it is.
+fn fact_passing_git_stub(env: &TestEnv) {
+    let stub = format!(
+        "#!/bin/sh\nif [ \"$1\" = --no-pager ] && [ \"$2\" = --no-replace-objects ]; then exec {} \"$@\"; fi\n{}",
+        crate::real_tools::which("git").display(),
+        crate::harness::STUB.trim_start_matches("#!/bin/sh\n")
+    );
+    crate::harness::write_exec(&env.real.join("git"), &stub);
+}
+
 /// A repository at `<tmp>/repo`: `main` with a README, `origin/main` and `origin/HEAD` set,
 /// branches `fix/restart` and `feat` one commit ahead (a runbook check), the tag `v1.2`, a
-/// staged runbook change, and `fix/restart` checked out. The git stub records the calls the
-/// gate execs and hands the gate's own fact queries (they start `--no-pager
-/// --no-optional-locks`) to the real git, so scope checks see this repository.
+/// staged runbook change, and `fix/restart` checked out.
 fn repo_fixture(env: &TestEnv) -> std::path::PathBuf {
-    use crate::real_tools::{git, which};
+    use crate::real_tools::git;
     let repo = env.path("repo");
     std::fs::create_dir_all(repo.join("checks")).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
@@ -69,12 +79,6 @@ fn repo_fixture(env: &TestEnv) -> std::path::PathBuf {
     git(&repo, &["tag", "v1.2"]);
     std::fs::write(repo.join("checks/http.md"), "check 2\n").unwrap();
     git(&repo, &["add", "checks/http.md"]);
-    let stub = format!(
-        "#!/bin/sh\nif [ \"$1\" = --no-pager ] && [ \"$2\" = --no-optional-locks ]; then exec {} \"$@\"; fi\n{}",
-        which("git").display(),
-        crate::harness::STUB.trim_start_matches("#!/bin/sh\n")
-    );
-    crate::harness::write_exec(&env.real.join("git"), &stub);
     repo
 }
 
@@ -123,6 +127,9 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
     let mut cmd = env.cmd(tool, &args);
     cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if tool == "git" || case.repo {
+        fact_passing_git_stub(&env);
+    }
     let cwd = if case.repo {
         repo_fixture(&env)
     } else {

@@ -342,7 +342,7 @@ fn a_header_file_is_read_by_the_gate_so_a_method_override_in_it_counts() {
     assert_eq!(out.code, 77, "{}", out.stderr);
 }
 
-/// A clone of `ops/infra` (origin on github.com, `origin/main` set) under `repos/`, the shipped
+/// A clone of `ops/infra` (origin on github.com, `origin/main` and `origin/HEAD` set) under `repos/`, the shipped
 /// git-pr skill as the baseline, the real curl and git: what a pull request through the API is
 /// checked against.
 fn clone_env() -> (TestEnv, PathBuf) {
@@ -359,6 +359,7 @@ fn clone_env() -> (TestEnv, PathBuf) {
     git(&work, &["commit", "-q", "-m", "base"]);
     git(&work, &["remote", "add", "origin", "https://github.com/ops/infra.git"]);
     git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
     for (branch, file) in [("fix", "checks/disk.md"), ("bad", "CLAUDE.md")] {
         git(&work, &["switch", "-q", "-c", branch, "main"]);
         std::fs::create_dir_all(work.join("checks")).unwrap();

@@ -323,18 +323,20 @@ fn receive_pack_asked_for_by_anyone_but_the_real_git_is_refused() {
 fn a_hostile_repository_config_cannot_smuggle_a_remote_command_through_git_fetch() {
     let (env, work, _) = git_over_ssh();
     // The agent can write .git/config; remote.<name>.uploadpack is put in front of the path.
+    // The git gate reads the configuration first and refuses a key from a file the agent could
+    // have written, naming it; git never starts, so neither does ssh.
     git(
         &work,
         &["config", "remote.origin.uploadpack", "docker system prune -af; git-upload-pack"],
     );
     let (code, err) = git_in(&env, &work, &["fetch", "origin"], "3");
-    assert_ne!(code, 0, "{err}");
-    assert_eq!(env.received("ssh"), None, "the remote command reached ssh: {err}");
-    let nested = env.audit_records().into_iter().find(|r| r["tool"] == "ssh").unwrap();
-    assert_eq!(
-        (nested["verdict"].as_str(), nested["rule"].as_str()),
-        (Some("refuse"), Some("docker.prune"))
+    assert_eq!(code, 77, "{err}");
+    assert!(
+        err.contains("rule git.agent-config") && err.contains("remote.origin.uploadpack"),
+        "{err}"
     );
+    assert_eq!(env.received("ssh"), None, "the remote command reached ssh: {err}");
+    assert!(env.audit_records().iter().all(|r| r["tool"] != "ssh"));
 }
 
 #[test]
