@@ -1171,10 +1171,11 @@ fn push_target(at: &At, remote: Option<&str>, refspecs: &[String]) -> std::resul
             None => (body, None),
         };
         // The source as git resolves it locally: a tag sends a tag.
-        let src_full = if src.is_empty() {
+        // (The grammar refuses a refspec that starts with a dash.)
+        let src_full = if src.is_empty() || src.starts_with('-') {
             String::new()
         } else {
-            let (ok, out, _) = at.output(&["rev-parse", "--symbolic-full-name", "--end-of-options", src])?;
+            let (ok, out, _) = at.output(&["rev-parse", "--symbolic-full-name", src])?;
             if ok {
                 String::from_utf8_lossy(&out).trim().to_string()
             } else {

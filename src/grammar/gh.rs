@@ -694,7 +694,11 @@ fn classify_leaf(
         path_operands(verb, rest)?;
         url_claims(verb, &loose.positionals(), claims);
         hostname_claims(&loose, claims);
-        return Ok(with_jq_env(vec![Action::new(verb)], &loose));
+        let mut a = Action::new(verb);
+        if matches!(verb, "repo clone" | "repo fork") && git_clone_flags_judged(rest) {
+            a.add("git-flags");
+        }
+        return Ok(with_jq_env(vec![a], &loose));
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
     if p.has("help") {
@@ -1331,6 +1335,21 @@ fn url_claims(verb: &str, positionals: &[&str], claims: &mut Vec<Claim>) {
         };
         host_claim(host, "a URL argument", claims);
     }
+}
+
+/// `gh repo clone|fork … -- <gitflags>` runs `git clone <gitflags> …`: the flags are read with
+/// git's own grammar, and any that git's policy would judge (a program run by `--upload-pack`,
+/// `--template`, `-c`, `--separate-git-dir`, a remote-helper URL, or flags the git grammar
+/// cannot read) make the call one the gh policy refuses.
+fn git_clone_flags_judged(rest: &[String]) -> bool {
+    let Some(dd) = rest.iter().position(|w| w == "--") else {
+        return false;
+    };
+    let mut args = vec!["clone".to_string()];
+    args.extend(rest[dd + 1..].iter().cloned());
+    args.push("https://github.com/o/r".to_string());
+    let inv = crate::grammar::git::parse(&args);
+    inv.problem.is_some() || inv.actions.len() != 1 || inv.actions.iter().any(|a| !a.marks.is_empty() || a.verb != "clone")
 }
 
 /// github.com is gh's default host; any other host must be the one this install pins.

@@ -430,7 +430,7 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
     let (env, work) = clone_env();
     let srv = HttpServer::start();
     let u = |p: &str| format!("{}/repos/ops/infra/contents/{p}", srv.url());
-    let body = r#"{"message":"m","content":"eA=="}"#;
+    let body = r#"{"message":"m","content":"eA==","branch":"fix"}"#;
     let out = run(
         &env,
         &work,
@@ -447,7 +447,7 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
         out.stderr
     );
     // A Gitea rename writes checks/disk.md and removes ie.yaml, which the skill denies.
-    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml"}"#;
+    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml","branch":"fix"}"#;
     let out = run(
         &env,
         &work,
@@ -595,6 +595,8 @@ fn gh_api_calls_reach_an_enterprise_host_only_when_allowed() {
                 "message=m",
                 "-f",
                 "content=eA==",
+                "-f",
+                "branch=fix",
             ],
             2,
             false,
@@ -700,7 +702,17 @@ fn explain_names_the_endpoint_rule_for_gh_api_and_curl_alike() {
             "2",
         ),
         (
-            &["gh", "api", "-X", "PUT", "repos/o/r/contents/checks/a.md", "-f", "content=eA=="],
+            &[
+                "gh",
+                "api",
+                "-X",
+                "PUT",
+                "repos/o/r/contents/checks/a.md",
+                "-f",
+                "content=eA==",
+                "-f",
+                "branch=fix",
+            ],
             "allow",
             "http.contents.write",
             "3",
