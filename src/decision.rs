@@ -725,24 +725,31 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
 /// data").
 fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Finding>) {
     match &req.facts.config {
-        Some(Ok(hits)) => {
-            for h in hits {
-                out.push(never(
-                    tool,
-                    policy,
-                    "agent-config",
-                    format!("{tool} with {} from {}", escape(&h.key), escape(&h.file)),
+        Some(Ok(hits)) if !hits.is_empty() => {
+            // One finding names every key and file; the reasons say why each counts.
+            let named: Vec<String> = hits.iter().map(|h| format!("{} in {}", escape(&h.key), escape(&h.file))).collect();
+            let why: Vec<String> = hits
+                .iter()
+                .map(|h| {
                     format!(
                         "{} in {} {}, and {}",
                         escape(&h.key),
                         escape(&h.file),
                         escape(&h.why),
                         escape(&h.writable)
-                    ),
-                    "an operator removes the key (or makes the file theirs); the agent's files configure nothing that runs",
-                ));
-            }
+                    )
+                })
+                .collect();
+            out.push(never(
+                tool,
+                policy,
+                "agent-config",
+                format!("{tool} with configuration the agent could have written ({})", named.join(", ")),
+                why.join("; "),
+                "an operator removes the key (or makes the file theirs); the agent's files configure nothing that runs",
+            ));
         }
+        Some(Ok(_)) | None => {}
         Some(Err(why)) => out.push(never(
             tool,
             policy,
@@ -751,7 +758,6 @@ fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Findin
             format!("the configuration {tool} would read cannot be judged: {}", escape(why)),
             "fix what the message names and try again",
         )),
-        None => {}
     }
 }
 
