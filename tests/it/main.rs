@@ -24,6 +24,7 @@ mod explain;
 mod fence;
 mod fence_harden;
 mod gate;
+mod git_diff;
 mod git_fence;
 mod harden;
 mod http;
