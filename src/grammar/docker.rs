@@ -966,8 +966,11 @@ const CHECKPOINT: &[Sub] = &[
     (&["rm", "remove"], Cmd::new("checkpoint rm", &[CHECKPOINT_DIR])),
 ];
 
+/// `docker trust inspect [--pretty] IMAGE…` (docker/cli `cli/command/trust/inspect.go`).
+const TRUST_INSPECT: &[Opt] = &[Opt::flag("pretty", &["pretty"], &[])];
+
 const TRUST: &[Sub] = &[
-    (&["inspect"], Cmd::unread("trust inspect")),
+    (&["inspect"], Cmd::new("trust inspect", &[TRUST_INSPECT])),
     (&["key"], Cmd::unread("trust key")),
     (&["revoke"], Cmd::unread("trust revoke")),
     (&["sign"], Cmd::unread("trust sign")),
@@ -1215,11 +1218,36 @@ fn subcommand(word: &str, rest: &[String], files: &mut Vec<LocalFile>) -> Result
     if word == "compose" {
         return compose(rest, files);
     }
+    if word == "buildx" {
+        return Ok(vec![buildx(rest)]);
+    }
     match toplevel(word) {
         Some(Top::Cmd(cmd)) => Ok(vec![read(&cmd, rest, NONE, files)?]),
         Some(Top::Group(subs)) => group(word, subs, rest, files),
         // A CLI plugin (`docker-<word>`) or a typo: named as typed, so nothing classifies it.
         None => Ok(vec![Action::new(word)]),
+    }
+}
+
+/// The buildx plugin (`docker-buildx`): its reads of the builders (`ls`, `du`, and `inspect`
+/// without `--bootstrap`, which starts one) are verbs of their own; anything else keeps the
+/// plugin's name, which the policy does not classify. `--builder <name>` may come first.
+fn buildx(rest: &[String]) -> Action {
+    let mut words = rest.iter().map(String::as_str).peekable();
+    let mut sub = None;
+    while let Some(w) = words.next() {
+        if w == "--builder" {
+            words.next();
+        } else if !w.starts_with('-') {
+            sub = Some(w);
+            break;
+        }
+    }
+    let bootstraps = rest.iter().any(|w| w == "--bootstrap" || w.starts_with("--bootstrap="));
+    match sub {
+        Some(s @ ("ls" | "du")) => Action::new(format!("buildx {s}")),
+        Some("inspect") if !bootstraps => Action::new("buildx inspect"),
+        _ => Action::new("buildx"),
     }
 }
 
@@ -2205,6 +2233,16 @@ mod tests {
         assert_eq!(verbs(&["volume", "remove", "data"]), vec!["volume rm"]);
         assert_eq!(verbs(&["login", "-u", "x", "--password-stdin"]), vec!["login"]);
         assert_eq!(verbs(&["context", "use", "prod"]), vec!["context use"]);
+    }
+
+    #[test]
+    fn buildx_reads_of_the_builders_are_verbs_of_their_own() {
+        assert_eq!(verbs(&["buildx", "ls"]), vec!["buildx ls"]);
+        assert_eq!(verbs(&["buildx", "--builder", "b", "du", "--verbose"]), vec!["buildx du"]);
+        assert_eq!(verbs(&["buildx", "inspect", "b"]), vec!["buildx inspect"]);
+        assert_eq!(verbs(&["buildx", "inspect", "--bootstrap"]), vec!["buildx"]);
+        assert_eq!(verbs(&["buildx", "rm", "b"]), vec!["buildx"]);
+        assert_eq!(verbs(&["trust", "inspect", "--pretty", "nginx"]), vec!["trust inspect"]);
     }
 
     #[test]
