@@ -1839,6 +1839,8 @@ enum When {
     OneOf(&'static [&'static str]),
     /// A fetch refspec that writes anywhere but `refs/remotes/<this remote>/`.
     FetchRefspec,
+    /// A URL git hands to a remote helper it does not ship.
+    HelperUrl,
 }
 
 const RUNS: &str = "runs a program";
@@ -1896,6 +1898,7 @@ const CONFIG_KEYS: &[(&str, Sub, &[&str], When, &str)] = &[
     ("remote", Sub::Any, &["push", "pushurl"], When::Always, "redirects a push"),
     ("remote", Sub::Any, &["receivepack", "uploadpack"], When::Always, RUNS),
     ("remote", Sub::Any, &["vcs"], When::Always, "runs a remote helper"),
+    ("remote", Sub::Any, &["url"], When::HelperUrl, "runs a remote helper git does not ship"),
     ("remote", Sub::Any, &["proxy"], When::Always, "redirects where git connects"),
     (
         "remote",
@@ -2063,6 +2066,7 @@ pub fn config_key(key: &str, value: &str) -> Option<&'static str> {
             When::False => config_bool(value) == Some(false),
             When::OneOf(vs) => vs.iter().any(|x| x.eq_ignore_ascii_case(value.trim())),
             When::FetchRefspec => !tracking_refspec(sub.unwrap_or_default(), value),
+            When::HelperUrl => is_helper_url(value.trim()),
         };
         if hit {
             return Some(why);
@@ -3828,6 +3832,8 @@ mod tests {
             ("protocol.ext.allow", "always"),
             ("pager.log", "x"),
             ("trailer.x.command", "x"),
+            ("remote.origin.url", "ext::sh -c id"),
+            ("remote.origin.url", "testgit://h/r"),
         ] {
             assert!(config_key(key, value).is_some(), "{key}={value}");
         }
