@@ -1898,7 +1898,13 @@ const CONFIG_KEYS: &[(&str, Sub, &[&str], When, &str)] = &[
     ("remote", Sub::Any, &["push", "pushurl"], When::Always, "redirects a push"),
     ("remote", Sub::Any, &["receivepack", "uploadpack"], When::Always, RUNS),
     ("remote", Sub::Any, &["vcs"], When::Always, "runs a remote helper"),
-    ("remote", Sub::Any, &["url"], When::HelperUrl, "runs a remote helper git does not ship"),
+    (
+        "remote",
+        Sub::Any,
+        &["url"],
+        When::HelperUrl,
+        "runs a remote helper git does not ship",
+    ),
     ("remote", Sub::Any, &["proxy"], When::Always, "redirects where git connects"),
     (
         "remote",

@@ -695,10 +695,14 @@ struct Snapshot {
     config: BTreeSet<String>,
 }
 
-fn snapshot(dir: &Path) -> Snapshot {
+fn snapshot(dir: &Path, tool_home: &Path) -> Snapshot {
     let work = dir.join("work");
     let mut f = BTreeMap::new();
     files(dir, dir, &mut f);
+    // The real git's HOME (the install's tool home), as `home/…`.
+    let mut h = BTreeMap::new();
+    files(tool_home, tool_home, &mut h);
+    f.extend(h.into_iter().map(|(k, v)| (format!("home/{k}"), v)));
     // The work tree's own git directory: only the files the effect judges.
     for p in ["work/.git/config", "work/.git/shallow"] {
         if let Ok(b) = std::fs::read(dir.join(p)) {
@@ -752,7 +756,8 @@ fn explain(w: &World, dir: &Path, args: &[String], tier: u8) -> (bool, String, u
     (v["verdict"] == "allow", v["rule"].as_str().unwrap_or("?").to_string(), required)
 }
 
-/// Run the real git with the gate's forced settings (hooks pointed at the recording hook).
+/// Run the real git with the gate's forced settings (hooks pointed at the recording hook) and
+/// the install's tool home as HOME, as the gate runs it.
 fn run_real(w: &World, dir: &Path, args: &[String]) -> (i32, String) {
     let mut argv: Vec<String> = Vec::new();
     for a in tiershim::grammar::git::PREPEND {
@@ -768,7 +773,8 @@ fn run_real(w: &World, dir: &Path, args: &[String]) -> (i32, String) {
         .current_dir(dir.join("work"))
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
-        .env("HOME", dir.join("home"))
+        .env("HOME", w.root.join("toolhome"))
+        .env("XDG_CONFIG_HOME", w.root.join("toolhome/.config"))
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_AUTHOR_NAME", "agent")
         .env("GIT_AUTHOR_EMAIL", "agent@example.com")
@@ -868,9 +874,9 @@ fn the_gate_never_allows_what_the_real_git_does_above_the_tier() {
                     };
                     let dir = fresh(&w, n);
                     let verdicts = judge(&w, &dir, &args);
-                    let before = snapshot(&dir);
+                    let before = snapshot(&dir, &w.root.join("toolhome"));
                     let (code, err) = run_real(&w, &dir, &args);
-                    let after = snapshot(&dir);
+                    let after = snapshot(&dir, &w.root.join("toolhome"));
                     let e = effect(&dir, &before, &after);
                     let _ = std::fs::remove_dir_all(&dir);
                     results.lock().unwrap().push((args, verdicts, e, code, err));

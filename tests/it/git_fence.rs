@@ -90,9 +90,10 @@ fn planted(env: &TestEnv) -> (PathBuf, PathBuf) {
 fn configuration_in_files_the_agent_could_write_that_runs_a_program_refuses_the_call_naming_file_and_key() {
     let fx = fixture();
     let (prog, marker) = planted(&fx.env);
-    // ~/.gitconfig (the agent's HOME until an operator-owned one is set): `git help push` runs
-    // man.<viewer>.cmd.
-    let home = fx.env.tmp.path();
+    // ~/.gitconfig of the HOME the real git runs with (the install's tool home; the test runs
+    // as root, who can write it, as an agent could write a tool home it owned): `git help
+    // push` runs man.<viewer>.cmd. The caller's own HOME is never the real git's.
+    let home = fx.env.tool_home();
     std::fs::write(
         home.join(".gitconfig"),
         format!(
@@ -109,6 +110,19 @@ fn configuration_in_files_the_agent_could_write_that_runs_a_program_refuses_the_
         r.stderr()
     );
     std::fs::remove_file(home.join(".gitconfig")).unwrap();
+    std::fs::write(
+        fx.env.tmp.path().join(".gitconfig"),
+        format!("[core]\n\tpager = {}\n", prog.display()),
+    )
+    .unwrap();
+    let r = fx.run(&["help", "push"], "1", &[]);
+    assert_ne!(
+        fx.env.last_audit()["rule"],
+        "git.agent-config",
+        "the caller's HOME was read: {}",
+        r.stderr()
+    );
+    std::fs::remove_file(fx.env.tmp.path().join(".gitconfig")).unwrap();
     // An include in .git/config: the included file is named, and the include itself.
     std::fs::write(fx.env.path("inc"), format!("[diff]\n\texternal = {}\n", prog.display())).unwrap();
     git(&fx.work, &["config", "include.path", fx.env.path("inc").to_str().unwrap()]);
