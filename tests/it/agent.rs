@@ -87,6 +87,9 @@ impl AgentInstall {
         git(&["config", "user.email", "agent@example.com"]);
         git(&["add", "-A"]);
         git(&["commit", "-qm", "first"]);
+        // As a clone has it: the remote's default branch, which repository skills are read from.
+        git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+        git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
         run_ok(Command::new("chown").args(["-R", &format!("{}:{}", acct.uid, acct.gid), app.to_str().unwrap()]));
 
         let repos_arg = repos.display().to_string();
