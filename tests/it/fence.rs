@@ -354,8 +354,15 @@ fn git_makes_work_trees_below_a_workspace_and_never_a_bare_repository() {
     ] {
         let out = run_in(&env, &work, "git", args, 3);
         assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
-        assert!(out.stderr().contains("rule git.local-file"), "{args:?}: {}", out.stderr());
-        assert!(out.stderr().contains("would make"), "{args:?}: {}", out.stderr());
+        // The write is never; so are `--bare` and `--separate-git-dir` themselves (git's own
+        // rules), and the first of equals explains the refusal. The write is in the reasons.
+        let rec = env.last_audit();
+        assert!(
+            ["git.local-file", "git.retarget", "git.separate-git-dir"].contains(&rec["rule"].as_str().unwrap_or("")),
+            "{args:?}: {}",
+            out.stderr()
+        );
+        assert!(rec["reasons"].to_string().contains("would make"), "{args:?}: {rec}");
     }
     assert!(!work.join("bare").exists() && !work.join("gd").exists() && !work.join("r.git").exists());
     // A clone into a hidden directory, or out of the working directory, is never.
