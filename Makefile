@@ -1,12 +1,14 @@
 # The commands people run; CI runs `make test` (through .ci/run).
 CARGO  ?= cargo
 PREFIX ?= $(CURDIR)/demo/prefix
+# Every decision is recorded: an installation without an audit log keeps no trail.
+AUDIT_LOG ?= $(PREFIX)/var/log/tiershim/audit.jsonl
 # Cargo builds for the host tuple named explicitly (.cargo/config.toml), so the binary sits under
 # target/<host tuple>/: x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, …
 HOST   := $(shell rustc --print host-tuple)
 BIN    := target/$(HOST)/release/tiershim
 
-.PHONY: build test test-deps lint install demo bench bench-profiles clean generate deb
+.PHONY: build test test-deps lint install uninstall demo bench bench-profiles clean generate deb
 
 build:
 	$(CARGO) build --release
@@ -23,7 +25,11 @@ lint:
 	$(CARGO) clippy --all-targets -- -D warnings
 
 install: build
-	./install.sh --prefix $(PREFIX) --binary $(BIN)
+	./install.sh --prefix $(PREFIX) --binary $(BIN) --audit-log $(AUDIT_LOG)
+
+# Undoes `make install` (and --harden: owners and modes put back); the audit log is kept.
+uninstall:
+	./install.sh --uninstall --prefix $(PREFIX)
 
 demo:
 	@echo "make demo: building the release binary first (about 3 minutes on 2 idle cores from a clean clone, longer on a busy machine; seconds once built), then the walk-through (under a minute)."

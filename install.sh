@@ -10,6 +10,10 @@
 #   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
 #   <prefix>/lib/tiershim/tiershim.schema.json the JSON Schema of tiershim.yaml (from dist/),
 #                                              named by each tiershim.yaml for editors
+#   <prefix>/lib/tiershim/fence-probe          the kernel fence's probe (mode 0666, empty): the gate
+#                                              opens it for writing to tell it runs in a Landlock domain
+#   <prefix>/lib/tiershim/home/                the real tools' HOME (unless --tool-home names one)
+#   <prefix>/lib/tiershim/secrets.yaml         (--secret: pinned credentials, only the gate reads them)
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
@@ -22,6 +26,7 @@ set -eu
 usage() {
     cat <<'USAGE'
 usage: install.sh --prefix DIR [options]
+       install.sh --uninstall --prefix DIR
 
   --prefix DIR       where to install (required); letters, digits and . _ / + - only
   --binary FILE      the tiershim binary to install (default: build it with cargo; run
@@ -47,7 +52,18 @@ usage: install.sh --prefix DIR [options]
   --mcp-config FILE  a Claude Code MCP config the inventory lists servers from (repeatable)
   --cooldown-lock-wait SECONDS
                      how long a gate waits for the cooldown state's lock (default 10)
-  --env NAME=VALUE   pin a hardened variable in every tier's tiershim.yaml (repeatable)
+  --env NAME=VALUE   pin a variable in every tier's tiershim.yaml (repeatable); not for
+                     credentials (the agent can read tiershim.yaml): use --secret
+  --secret NAME=VALUE
+                     pin a credential (a token, a password) in the secrets file, which only
+                     the gate reads: root:tiershim 0640 with --harden, else 0600 (repeatable)
+  --secrets-file FILE
+                     read more NAME=VALUE lines for the secrets file from FILE (# comments)
+  --tool-home DIR    the directory every real tool runs with as HOME (and XDG_CONFIG_HOME,
+                     XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME below it), so ~/.gitconfig,
+                     ~/.docker/, ~/.config/gh/ are the operator's (default
+                     <prefix>/lib/tiershim/home, created empty); with --harden it is made
+                     root-owned and not writable by group or others
   --tiers LIST       which tier directories to write (default 1,2,3)
   --dry-run-pin      pin dry-run on in every tier's tiershim.yaml
   --harden           (root only) create group tiershim, copy the real tools into
@@ -55,6 +71,14 @@ usage: install.sh --prefix DIR [options]
                      off the originals, install tiershim setgid tiershim, make everything
                      root-owned, and create the audit log root:tiershim 0660
   --group NAME       the group --harden uses (default tiershim)
+  --kernel-fence on|off
+                     off writes `kernel_fence: off` in every tier's tiershim.yaml: no Landlock
+                     domain is made by `tiershim launch`/`shell` nor required by the gate
+                     (default on)
+  --uninstall        undo an installation at --prefix: put back every owner and mode --harden
+                     changed (from its record), remove the group if install.sh created it, and
+                     remove every path install.sh created (its manifest); the audit log and
+                     the cooldown state are data and are kept
 USAGE
 }
 
@@ -64,16 +88,17 @@ bad_usage() { echo "install.sh: $*" >&2; usage >&2; exit 2; }
 nl='
 '
 prefix= binary= audit= tiers=1,2,3 real_dirs= dry_pin= policy= harden= group=tiershim envs= skills= repos= cooldown=
-hosts= inventory= mcp_configs= lock_wait=
+hosts= inventory= mcp_configs= lock_wait= secrets= secrets_file= tool_home= uninstall= kernel_fence=on
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait)
+        --prefix|--binary|--real-dir|--audit-log|--policy|--env|--tiers|--group|--skills|--repos|--cooldown-state|--host|--inventory|--mcp-config|--cooldown-lock-wait|--secret|--secrets-file|--tool-home|--kernel-fence)
             [ $# -ge 2 ] || bad_usage "$1 needs a value"
             opt=$1 val=$2; shift 2 ;;
-        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*)
+        --prefix=*|--binary=*|--real-dir=*|--audit-log=*|--policy=*|--env=*|--tiers=*|--group=*|--skills=*|--repos=*|--cooldown-state=*|--host=*|--inventory=*|--mcp-config=*|--cooldown-lock-wait=*|--secret=*|--secrets-file=*|--tool-home=*|--kernel-fence=*)
             opt=${1%%=*} val=${1#*=}; shift ;;
         --dry-run-pin) dry_pin=1; shift; continue ;;
         --harden) harden=1; shift; continue ;;
+        --uninstall) uninstall=1; shift; continue ;;
         -h|--help) usage; exit 0 ;;
         *) bad_usage "unknown argument $1" ;;
     esac
@@ -84,6 +109,9 @@ while [ $# -gt 0 ]; do
         --audit-log) audit=$val ;;
         --policy) policy=$val ;;
         --env) envs="$envs$nl$val" ;;
+        --secret) secrets="$secrets$nl$val" ;;
+        --secrets-file) secrets_file=$val ;;
+        --tool-home) tool_home=$val ;;
         --tiers) tiers=$val ;;
         --group) group=$val ;;
         --skills) skills=$val ;;
@@ -97,6 +125,8 @@ while [ $# -gt 0 ]; do
         --cooldown-lock-wait)
             case $val in ''|*[!0-9]*) bad_usage "--cooldown-lock-wait $val: a whole number of seconds" ;; esac
             lock_wait=$val ;;
+        --kernel-fence)
+            case $val in on|off) kernel_fence=$val ;; *) bad_usage "--kernel-fence $val: on or off" ;; esac ;;
     esac
 done
 [ -n "$prefix" ] || bad_usage "--prefix is required"
@@ -108,12 +138,92 @@ prefix=${prefix%/}
 # The prefix ends up in the agent's PATH and in its profile: a colon, quote or space would break
 # one or the other.
 case $prefix in *[!A-Za-z0-9._/+-]*) bad_usage "--prefix $prefix: use letters, digits and . _ / + - only" ;; esac
+lib=$prefix/lib/tiershim
+manifest=$lib/.install-manifest
+# What --harden found before it changed an owner or a mode it did not create, and what it made
+# that is not in the manifest (the group; the audit log and cooldown state, which are data):
+#   was MODE UID GID PATH    created PATH    group NAME
+# Written before each change, kept across re-runs, read by --uninstall.
+record=$lib/.install-original
+
+if [ -n "$uninstall" ]; then
+    [ -f "$manifest" ] || die "--uninstall: no installation made by install.sh at $prefix ($manifest does not exist); nothing was changed"
+    # Putting back another user's ownership, or removing a group, takes root.
+    if [ -f "$record" ] && [ "$(id -u)" != 0 ] \
+        && awk -v me="$(id -u)" '$1 == "group" || ($1 == "was" && $3 != me) { found = 1 } END { exit !found }' "$record"; then
+        die "--uninstall: $prefix was installed with --harden; run it as root to put owners and modes back (nothing was changed)"
+    fi
+    restored=0 removed=0 kept= group_made=
+    # Owners and modes first: chown clears set-id bits, so the mode comes after it.
+    if [ -f "$record" ]; then
+        while IFS= read -r line; do
+            kind=${line%% *} rest=${line#* }
+            case $kind in
+                was)
+                    mode=${rest%% *} rest=${rest#* }
+                    owner=${rest%% *} rest=${rest#* }
+                    grp=${rest%% *} path=${rest#* }
+                    if [ -e "$path" ]; then
+                        chown "$owner:$grp" "$path" && chmod "$mode" "$path" && restored=$((restored + 1))
+                    fi ;;
+                created) [ -e "$rest" ] && kept="$kept$rest$nl" ;;
+                group) group_made=$rest ;;
+            esac
+        done < "$record"
+    fi
+    # An installation from before the record: the originals' modes from real/ORIGINAL-MODES.
+    if [ -f "$lib/real/ORIGINAL-MODES" ] && [ ! -f "$record" ]; then
+        while read -r mode path; do
+            case $mode in ''|'#'*) continue ;; esac
+            [ -e "$path" ] && chmod "$mode" "$path" && restored=$((restored + 1))
+        done < "$lib/real/ORIGINAL-MODES"
+    fi
+    rm -f "$lib/real/ORIGINAL-MODES" "$record"
+    # Every path it created, deepest first; a directory that holds someone else's files stays.
+    paths=$(sed '1!G;h;$!d' "$manifest")
+    rm -f "$manifest"
+    old_ifs=$IFS
+    IFS=$nl
+    for p in $paths; do
+        IFS=$old_ifs
+        if [ -d "$p" ] && [ ! -L "$p" ]; then
+            if rmdir "$p" 2>/dev/null; then
+                removed=$((removed + 1))
+            elif [ -e "$p" ]; then
+                echo "install.sh: left $p (it holds files install.sh did not create)" >&2
+            fi
+        elif [ -e "$p" ] || [ -L "$p" ]; then
+            rm -f "$p" && removed=$((removed + 1))
+        fi
+    done
+    IFS=$old_ifs
+    # The group it created, once nothing it made is left in it: data it keeps goes to root's.
+    if [ -n "$group_made" ] && getent group "$group_made" >/dev/null 2>&1; then
+        IFS=$nl
+        for k in $kept; do
+            IFS=$old_ifs
+            [ -n "$k" ] || continue
+            chgrp root "$k"
+            [ -d "$k" ] && chmod g-s "$k"
+        done
+        IFS=$old_ifs
+        groupdel "$group_made" || echo "install.sh: could not remove group $group_made (groupdel $group_made)" >&2
+    fi
+    echo "uninstalled tiershim from $prefix: put back $restored owner(s) and mode(s), removed $removed path(s)${group_made:+ and group $group_made}"
+    if [ -n "$kept" ]; then
+        printf 'install.sh: kept (data, not installation): %s\n' "$(printf '%s' "$kept" | tr '\n' ' ')" >&2
+    fi
+    exit 0
+fi
+
 [ -z "$audit" ] || audit=$(abs "$audit")
 [ -z "$policy" ] || policy=$(abs "$policy")
 [ -z "$skills" ] || skills=$(abs "$skills")
 [ -z "$repos" ] || repos=$(abs "$repos")
 [ -z "$cooldown" ] || cooldown=$(abs "$cooldown")
 [ -z "$inventory" ] || inventory=$(abs "$inventory")
+[ -z "$tool_home" ] || tool_home=$(abs "$tool_home")
+case $tool_home in /|*/../*|*/..) bad_usage "--tool-home $tool_home: name a directory of its own" ;; esac
 [ -z "$lock_wait" ] || [ -n "$cooldown" ] || bad_usage "--cooldown-lock-wait needs --cooldown-state (the file whose lock it waits for)"
 [ -z "$skills" ] || [ -d "$skills" ] || bad_usage "--skills $skills is not a directory"
 [ -z "$repos" ] || [ -d "$repos" ] || bad_usage "--repos $repos is not a directory"
@@ -121,12 +231,38 @@ for n in $(echo "$tiers" | tr ',' ' '); do
     case $n in 1|2|3) ;; *) bad_usage "tier $n is not 1, 2 or 3" ;; esac
 done
 case $group in ''|*[!a-z0-9_-]*) bad_usage "--group $group: use lower-case letters, digits, _ and - only" ;; esac
+# A credential's name (the gate's own test, install.rs is_secret_name): it belongs in the
+# secrets file, never in tiershim.yaml, which the agent's shell can read.
+is_secret_name() {
+    case $(printf '%s' "$1" | tr '[:lower:]' '[:upper:]') in
+        *TOKEN*|*PASSWORD*|*PASSWD*|*SECRET*|*_PWD|DOCKER_AUTH_CONFIG) return 0 ;;
+    esac
+    return 1
+}
+if [ -n "$secrets_file" ]; then
+    [ -f "$secrets_file" ] && [ -r "$secrets_file" ] || bad_usage "--secrets-file $secrets_file is not a readable file"
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in ''|'#'*) continue ;; esac
+        secrets="$secrets$nl$line"
+    done < "$secrets_file"
+fi
 old_ifs=$IFS; IFS=$nl
 for kv in $envs; do
     case $kv in
         [A-Za-z_]*=*) name=${kv%%=*}; case $name in *[!A-Za-z0-9_]*) bad_usage "--env $kv: $name is not a variable name" ;; esac ;;
         *) bad_usage "--env $kv: not NAME=VALUE" ;;
     esac
+    if is_secret_name "$name"; then
+        bad_usage "--env $name=…: a credential; the agent can read tiershim.yaml, so pin it with --secret $name=… (the secrets file only the gate reads)"
+    fi
+    case ${kv#*=} in *://*:*@*) bad_usage "--env $name=…: the value holds a URL password; pin it with --secret $name=…" ;; esac
+done
+for kv in $secrets; do
+    case $kv in
+        [A-Za-z_]*=*) name=${kv%%=*}; case $name in *[!A-Za-z0-9_]*) bad_usage "--secret $name=…: $name is not a variable name" ;; esac ;;
+        *) bad_usage "--secret: a line is not NAME=VALUE" ;;
+    esac
+    case $nl$envs in *"$nl$name="*) bad_usage "--secret $name=… is also given as --env $name" ;; esac
 done
 IFS=$old_ifs
 if [ -n "$harden" ] && [ "$(id -u)" != 0 ]; then
@@ -167,8 +303,6 @@ if ! out=$("$binary" policy check --passthrough "$here/shims/passthrough" 2>&1);
 fi
 
 tools=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/shims/tools")
-lib=$prefix/lib/tiershim
-manifest=$lib/.install-manifest
 old_manifest=
 [ -f "$manifest" ] && old_manifest=$(cat "$manifest")
 new_manifest=
@@ -250,7 +384,9 @@ link() {
     ln -sfn "$1" "$2"
 }
 
-# Every path this run will write, checked before anything changes.
+# Every path this run will write, checked before anything changes. The prefix and the
+# directories above the tiers are ours only when this install made them.
+for d in "$prefix" "$prefix/bin" "$prefix/lib" "$lib"; do claim "$d"; done
 claim "$prefix/bin/tiershim"
 for n in $(echo "$tiers" | tr ',' ' '); do
     claim "$prefix/bin/rbash-tier$n"
@@ -281,6 +417,17 @@ if [ -f "$here/dist/tiershim.schema.json" ]; then
     schema=$here/dist/tiershim.schema.json
     claim "$lib/tiershim.schema.json"
 fi
+# The tool home: ours when it is the default; an existing directory is used as it is.
+if [ -z "$tool_home" ]; then
+    tool_home=$lib/home
+    claim "$lib/home"
+fi
+secrets_path=
+if [ -n "$secrets" ]; then
+    secrets_path=$lib/secrets.yaml
+    claim "$secrets_path"
+fi
+claim "$lib/fence-probe"
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -289,10 +436,32 @@ fi
 
 umask 022
 mkdir -p "$prefix/bin" "$lib"
+
+# Before install.sh changes a path it did not create: its owner and mode, once (the first run's).
+remember() {
+    [ -e "$1" ] || return 0
+    in_list "$1" "$new_manifest" && return 0
+    [ -f "$record" ] || { : > "$record" && chmod 0600 "$record"; }
+    grep -Fqx "created $1" "$record" && return 0
+    awk -v p="$1" '/^was / { l = $0; sub(/^was [^ ]+ [^ ]+ [^ ]+ /, "", l); if (l == p) found = 1 } END { exit !found }' "$record" && return 0
+    printf 'was %s %s\n' "$(stat -c '%a %u %g' "$1")" "$1" >> "$record"
+}
+# What --harden made that is data, not installation (kept by --uninstall).
+made() {
+    grep -Fqx "created $1" "$record" 2>/dev/null || printf 'created %s\n' "$1" >> "$record"
+}
+
 if [ -n "$harden" ]; then
+    [ -f "$record" ] || : > "$record"
+    chmod 0600 "$record"
+    remember "$prefix/bin"
+    remember "$lib"
     chown root:root "$prefix/bin" "$lib"
     chmod go-w "$prefix/bin" "$lib"
-    getent group "$group" >/dev/null 2>&1 || groupadd --system "$group" || die "cannot create group $group"
+    if ! getent group "$group" >/dev/null 2>&1; then
+        groupadd --system "$group" || die "cannot create group $group"
+        grep -Fqx "group $group" "$record" || printf 'group %s\n' "$group" >> "$record"
+    fi
 fi
 
 # The binary: copied under a temporary name and renamed, so a running gate never sees a
@@ -330,6 +499,7 @@ if [ -n "$harden" ]; then
             echo "install.sh: $src has $(stat -c %h "$src") names (hard links); left as is, so it stays reachable outside the gate" >&2
         elif [ "$(( $(stat -c '0%a' "$src") & 7 ))" -ne 0 ]; then
             grep -Fq " $src" "$modes" || printf '%s %s\n' "$(stat -c %a "$src")" "$src" >> "$modes"
+            remember "$src"
             chmod o-rwx "$src"
         fi
     done
@@ -339,12 +509,19 @@ else
     done
 fi
 
+# The kernel fence's probe: every user may open it for writing, no Landlock domain may (it lies
+# beneath no tier's writable paths), so the gate tells a fenced caller by one open(O_WRONLY).
+# Emptied on every run: nothing reads what anyone wrote into it.
+if [ ! -f "$lib/fence-probe" ] || [ -s "$lib/fence-probe" ]; then : > "$lib/fence-probe"; fi
+[ -z "$harden" ] || chown root:root "$lib/fence-probe"
+chmod 0666 "$lib/fence-probe"
+
 # The audit log. Hardened: created root:group 0660, so only the gate (holding the group)
 # appends to it and the agent can neither write nor truncate it.
 if [ -n "$audit" ]; then
     mkdir -p "$(dirname "$audit")"
     if [ -n "$harden" ]; then
-        [ -e "$audit" ] || : > "$audit"
+        if [ -e "$audit" ]; then remember "$audit"; else : > "$audit"; made "$audit"; fi
         chown "root:$group" "$audit"
         chmod 0660 "$audit"
     fi
@@ -356,15 +533,59 @@ fi
 # not the file's mode, is what keeps the agent out; it must therefore hold nothing else.
 if [ -n "$cooldown" ]; then
     cdir=$(dirname "$cooldown")
-    mkdir -p "$cdir"
+    if [ -n "$harden" ]; then
+        if [ -d "$cdir" ]; then remember "$cdir"; else mkdir -p "$cdir"; made "$cdir"; fi
+    else
+        mkdir -p "$cdir"
+    fi
     if [ -n "$harden" ]; then
         chown "root:$group" "$cdir"
         chmod 2770 "$cdir"
-        [ -e "$cooldown" ] || printf '{"services": {}}\n' > "$cooldown"
-        [ -e "$cooldown.lock" ] || : > "$cooldown.lock"
+        if [ -e "$cooldown" ]; then remember "$cooldown"; else printf '{"services": {}}\n' > "$cooldown"; made "$cooldown"; fi
+        if [ -e "$cooldown.lock" ]; then remember "$cooldown.lock"; else : > "$cooldown.lock"; made "$cooldown.lock"; fi
         chown "root:$group" "$cooldown" "$cooldown.lock"
         chmod 0660 "$cooldown" "$cooldown.lock"
     fi
+fi
+
+# The tool home: the real tools' HOME, the operator's. Hardened, it and everything in it are
+# root's and writable by no one else, so no agent can plant a ~/.gitconfig, ~/.docker/ or
+# ~/.config/gh/ there.
+# An operator's own tool home that existed: the owners and modes of what is changed in it are
+# recorded first, for --uninstall.
+if [ -d "$tool_home" ]; then
+    if [ -n "$harden" ]; then
+        find "$tool_home" > "$lib/.tool-home.list"
+        while IFS= read -r p; do remember "$p"; done < "$lib/.tool-home.list"
+        rm -f "$lib/.tool-home.list"
+    else
+        remember "$tool_home"
+    fi
+fi
+mkdir -p "$tool_home"
+if [ -n "$harden" ]; then
+    chown -R root:root "$tool_home"
+    chmod -R go-w "$tool_home"
+fi
+chmod 0755 "$tool_home"
+
+# The secrets file: pinned credentials, read by the gate only (holding the group when hardened).
+if [ -n "$secrets_path" ]; then
+    {
+        echo "# Written by install.sh: pinned credentials, read by the gate only. Re-running install.sh rewrites it."
+        IFS=$nl
+        for kv in $secrets; do
+            [ -n "$kv" ] && echo "${kv%%=*}: $(yq "${kv#*=}")"
+        done
+        IFS=$old_ifs
+    } > "$lib/.secrets.yaml.new"
+    if [ -n "$harden" ]; then
+        chown "root:$group" "$lib/.secrets.yaml.new"
+        chmod 0640 "$lib/.secrets.yaml.new"
+    else
+        chmod 0600 "$lib/.secrets.yaml.new"
+    fi
+    place "$lib/.secrets.yaml.new" "$secrets_path"
 fi
 
 if [ -n "$shipped_skills" ]; then
@@ -416,7 +637,10 @@ EOF
         [ -z "$audit" ] || echo "audit_log: $(yq "$audit")"
         [ -z "$cooldown" ] || echo "cooldown_state: $(yq "$cooldown")"
         [ -z "$lock_wait" ] || echo "cooldown_lock_wait: $lock_wait"
+        [ "$kernel_fence" = on ] || echo "kernel_fence: off"
         [ -z "$inventory" ] || echo "inventory: $(yq "$inventory")"
+        echo "tool_home: $(yq "$tool_home")"
+        [ -z "$secrets_path" ] || echo "secrets: $(yq "$secrets_path")"
         if [ -n "$mcp_configs" ]; then
             echo "mcp_configs:"
             IFS=$nl

@@ -72,8 +72,12 @@ git switch -qc bump-base && printf 'FROM debian:13\n' > Dockerfile && git commit
 git switch -q main && git switch -qc fix-disk-check
 mkdir -p checks && printf '# Disk check\nAlert at 90%%.\n' > checks/disk.md && git add -A && git commit -qm "disk check"
 
+# The kernel fence is off here: the demo runs as you, and its shells are started straight from
+# this script. A real agent is started with `tiershim launch` as root, which puts it in the
+# tier's Landlock domain (README, "Starting an agent").
 "$here/install.sh" --prefix "$prefix" --binary "$bin" --tiers 1,2 --audit-log "$audit" \
-    --real-dir "$demo/stand-ins" --repos "$demo/repos" --cooldown-state "$demo/state/cooldown.json" >/dev/null
+    --real-dir "$demo/stand-ins" --repos "$demo/repos" --cooldown-state "$demo/state/cooldown.json" \
+    --kernel-fence off >/dev/null
 : > "$audit"
 
 # One audit record field (a string, or null), from the record's top level.

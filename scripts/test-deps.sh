@@ -37,6 +37,7 @@ mariadb-install-db mariadb-server
 ssh openssh-client
 jq jq
 docker docker.io
+cc gcc
 zsh zsh
 fish fish
 logrotate logrotate
@@ -51,6 +52,8 @@ for line in $(printf '%s' "$needs" | tr ' ' ':'); do
 done
 # The PostgreSQL server binaries live outside PATH (/usr/lib/postgresql/<version>/bin).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+# The OpenSSH server tests/it/sshd.rs runs as an unprivileged user (outside a user's PATH).
+[ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
 if [ -z "$missing" ]; then
     :
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -111,6 +114,23 @@ if ! grep -q "\"version\": \"$MCP_INSPECTOR_VERSION\"" "$pkg" 2>/dev/null; then
     mkdir -p "$npmdir"
     npm install --prefix "$npmdir" --no-audit --no-fund --no-package-lock --loglevel=error \
         "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
+fi
+
+# The real Claude Code that tests/it/claude.rs drives through `tiershim launch`: the npm package,
+# pinned, under target/test-deps/claude (never globally). It is a native binary per platform
+# (an optional dependency npm picks), so the Node.js that runs npm may be older than the
+# package's `engines` asks. The tests assert what 2.1.x's Bash tool sends (DESIGN §11); a new
+# pin is checked by running them.
+CLAUDE_CODE_VERSION=2.1.330
+ccdir="$deps/claude"
+pkg="$ccdir/node_modules/@anthropic-ai/claude-code/package.json"
+if ! grep -q "\"version\": \"$CLAUDE_CODE_VERSION\"" "$pkg" 2>/dev/null \
+    || ! "$ccdir/node_modules/@anthropic-ai/claude-code/bin/claude.exe" --version >/dev/null 2>&1; then
+    echo "test-deps: installing Claude Code $CLAUDE_CODE_VERSION into $ccdir"
+    rm -rf "$ccdir"
+    mkdir -p "$ccdir"
+    npm install --prefix "$ccdir" --no-audit --no-fund --no-package-lock --loglevel=error --engine-strict=false \
+        "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
 fi
 
 # check-jsonschema, pinned, in the same venv: tests/it/dist.rs validates the tiershim.yaml files

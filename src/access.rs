@@ -145,6 +145,40 @@ fn lookup_in(user: &str, passwd: &str, group: &str) -> Result<Principal, String>
     })
 }
 
+/// A login account as `/etc/passwd` names it: what `tiershim launch` becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub name: String,
+    pub uid: u32,
+    /// The primary group: the only group the agent keeps.
+    pub gid: u32,
+    pub home: PathBuf,
+}
+
+/// The account `user` (a name, or a uid with a passwd entry) from `/etc/passwd` (no NSS).
+pub fn account(user: &str) -> Result<Account, String> {
+    let passwd = std::fs::read_to_string("/etc/passwd").map_err(|e| format!("cannot read /etc/passwd: {e}"))?;
+    account_in(user, &passwd)
+}
+
+fn account_in(user: &str, passwd: &str) -> Result<Account, String> {
+    passwd
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            if f.len() < 6 || !(f[0] == user || f[2] == user) {
+                return None;
+            }
+            Some(Account {
+                name: f[0].to_string(),
+                uid: f[2].parse().ok()?,
+                gid: f[3].parse().ok()?,
+                home: PathBuf::from(f[5]),
+            })
+        })
+        .ok_or_else(|| format!("no user `{user}` in /etc/passwd"))
+}
+
 /// The gid of a group by name, from `/etc/group`.
 pub fn group_gid(name: &str) -> Option<u32> {
     let group = std::fs::read_to_string("/etc/group").ok()?;

@@ -64,8 +64,15 @@ pub struct AuditRecord {
     /// What the session inventory said about MCP for an allowed call (`mcp-available`,
     /// `cli-fallback`, or why it could not be read); absent without an inventory.
     pub mcp: Option<String>,
+    /// The other REQ-5 lines of an allowed call (the MCP fallback warning), which reach stderr
+    /// only with `announce: stderr`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
+    /// The kernel fence the call ran in: `landlock abi N` (the kernel's ABI, which `launch` and
+    /// `shell` make their domain with), or `off` where `kernel_fence: off` opts out.
+    pub fence: String,
     /// For an ssh call with a remote command: the host and the command as the gate read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<RemoteRecord>,
@@ -94,8 +101,12 @@ pub struct RemoteRecord {
     pub user: Option<String>,
     pub port: Option<String>,
     pub jump: Vec<String>,
-    /// The command as sent, secrets redacted.
+    /// The command as the caller wrote it, secrets redacted.
     pub command: String,
+    /// The settings put after each remote `git` word when the command is sent
+    /// (`grammar::remote::git_forced`); absent when the command runs no git.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_forced: Option<Vec<String>>,
     pub cd: Option<String>,
     pub parts: Vec<PartRecord>,
 }
@@ -170,6 +181,7 @@ impl AuditRecord {
             port: r.port.as_deref().map(e),
             jump: r.jump.iter().map(|h| e(h)).collect(),
             command: e(&remote::redacted(r)),
+            git_forced: remote::sent_command(r).map(|_| remote::git_forced().iter().map(|a| a.to_string()).collect()),
             cd: r.cd.as_deref().map(e),
             parts: r
                 .parts
@@ -228,16 +240,21 @@ pub fn append_line(path: &Path, record: &[u8]) -> Result<()> {
         }
         Err(e) => return Err(err(e)),
     };
-    let meta = f.metadata().map_err(err)?;
-    if !meta.is_file() {
+    if !f.metadata().map_err(err)?.is_file() {
         return Err(err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")));
     }
-    let lead = if meta.len() == 0 {
+    // Whether the file ends in a newline, and the write, under a brief exclusive lock: another
+    // gate's append in progress would otherwise look like a torn line (and earn an empty line).
+    // The lock is only ever held for that; if it cannot be had at once and soon, the record is
+    // written anyway (at worst after an empty line).
+    let locked = lock_briefly(&f);
+    let size = f.metadata().map_err(err)?.len();
+    let lead = if size == 0 {
         false
     } else if readable {
         use std::os::unix::fs::FileExt;
         let mut last = [0u8; 1];
-        f.read_exact_at(&mut last, meta.len() - 1).map_err(err)?;
+        f.read_exact_at(&mut last, size - 1).map_err(err)?;
         last[0] != b'\n'
     } else {
         true
@@ -251,6 +268,7 @@ pub fn append_line(path: &Path, record: &[u8]) -> Result<()> {
     // Past a file size limit the kernel sends SIGXFSZ, which would end the gate with no word:
     // ignored for this write, it is the error EFBIG, and the call is refused with a message.
     let n = without_sigxfsz(|| f.write(&line)).map_err(err)?;
+    drop(locked);
     if n != line.len() {
         return Err(err(std::io::Error::new(
             std::io::ErrorKind::WriteZero,
@@ -259,6 +277,35 @@ pub fn append_line(path: &Path, record: &[u8]) -> Result<()> {
     }
     f.sync_data().map_err(err)?;
     Ok(())
+}
+
+/// How long a gate waits for another gate's append to the audit log to finish.
+const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// An exclusive `flock` on the log's open file (through a second descriptor of it, which the
+/// guard owns and unlocks on drop), waiting at most [`APPEND_LOCK_WAIT`]; None when it could
+/// not be had.
+fn lock_briefly(f: &std::fs::File) -> Option<nix::fcntl::Flock<std::fs::File>> {
+    use nix::errno::Errno;
+    use nix::fcntl::{Flock, FlockArg};
+    let mut dup = f.try_clone().ok()?;
+    let deadline = std::time::Instant::now() + APPEND_LOCK_WAIT;
+    let mut pause = std::time::Duration::from_micros(100);
+    loop {
+        match Flock::lock(dup, FlockArg::LockExclusiveNonblock) {
+            Ok(l) => return Some(l),
+            Err((back, Errno::EWOULDBLOCK | Errno::EINTR)) => {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    return None;
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(std::time::Duration::from_millis(10));
+                dup = back;
+            }
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Run `f` with SIGXFSZ ignored, and put its disposition back afterwards (the real tool

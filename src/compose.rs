@@ -12,9 +12,10 @@
 //!
 //! On the local host the gate reads those files ([`resolve_local`]); a name it cannot read or
 //! that needs interpolation it does not do (`name: ${X}`) leaves the project [`Project::Unknown`],
-//! and below tier 3 such a call is refused. On a remote host it cannot read files: the project is
-//! the base name of the directory (`cd /srv/shop && docker compose …`, or an absolute `-f`), and a
-//! remote compose file's `name:` or `.env` is not seen ([`resolve_remote`]).
+//! and below tier 3 such a call is refused. On a remote host the project is the base name of the
+//! directory (`cd /srv/shop && docker compose …`, or an absolute `-f`), and a remote compose
+//! file's `name:` or `.env` is not seen ([`resolve_remote`]); the files of a remote `compose up`
+//! are read over ssh by `crate::remote_facts` and judged with [`judge_read`].
 //!
 //! Must not: write anything, or run anything.
 
@@ -23,21 +24,21 @@ use std::path::{Component, Path, PathBuf};
 use crate::grammar::{ComposeFiles, Invocation, Project, Target};
 use crate::sanitize::escape;
 
-/// The mark of a `compose up` in an ssh command: the gate cannot read the files it starts
-/// containers from.
+/// The mark of a `compose up` in an ssh command whose files the gate has not read over ssh (or
+/// could not): it may start anything.
 pub const REMOTE: &str = "compose-remote";
 
 /// Compose's default file names, in its order of preference.
-const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
+pub(crate) const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
 /// The override file compose adds to a default file found beside it.
-const OVERRIDE_FILES: &[&str] = &[
+pub(crate) const OVERRIDE_FILES: &[&str] = &[
     "compose.override.yml",
     "compose.override.yaml",
     "docker-compose.override.yml",
     "docker-compose.override.yaml",
 ];
 /// Files larger than this are not read: a project name is at the top of a small file.
-const MAX_READ: u64 = 1 << 20;
+pub(crate) const MAX_READ: u64 = 1 << 20;
 
 /// Compose's `NormalizeProjectName`: lower-case, keep `[a-z0-9_-]`, trim leading `_` and `-`.
 pub fn normalize(s: &str) -> String {
@@ -322,15 +323,26 @@ pub fn file_marks_with(cwd: &Path, f: &ComposeFiles, can_change: &dyn Fn(&Path) 
         judge_file(&doc, &base, &mut out.escalates, &mut binds);
     }
     // Where each bind source really is, and whether the agent can put something else there.
+    // A build context, Dockerfile or env file is named by its key (`service api: build.context`).
     for (who, src, host) in binds {
+        let bind = !who.contains(": ");
         if let Ok(real) = std::fs::canonicalize(&host)
             && real != host
             && crate::grammar::docker::protected_host_path(&real.to_string_lossy())
         {
-            out.escalates.push(format!("{who}: a bind of {src}, which is {}", shown(&real)));
+            let what = if bind {
+                format!("{who}: a bind of {src}")
+            } else {
+                format!("{who} {src}")
+            };
+            out.escalates.push(format!("{what}, which is {}", shown(&real)));
+        }
+        if !bind && crate::grammar::docker::protected_host_path(&host.to_string_lossy()) {
+            out.escalates.push(format!("{who} {src}"));
         }
         if can_change(&host) {
-            out.changeable.push(format!("{who}: the bind source {}", shown(&host)));
+            let noun = if bind { ": the bind source" } else { "" };
+            out.changeable.push(format!("{who}{noun} {}", shown(&host)));
         }
     }
     out.changeable.dedup();
@@ -399,6 +411,21 @@ pub fn judge_text(text: &str, base: &Path) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// A bind source of a compose file: who binds it (`service web`), the source as written, and the
+/// host path it names.
+pub type Bind = (String, String, PathBuf);
+
+/// What one file's text asks for that `docker run` needs tier 3 for, and its bind sources (who,
+/// as written, the host path; relative ones taken from `base`). For a remote host's files, which
+/// are read over ssh (`crate::remote_facts`), not here.
+pub fn judge_read(text: &str, base: &Path) -> Result<(Vec<String>, Vec<Bind>), String> {
+    let doc = parse(text)?;
+    let mut out = Vec::new();
+    let mut binds = Vec::new();
+    judge_file(&doc, base, &mut out, &mut binds);
+    Ok((out, binds))
+}
+
 /// Mark a `compose up` by what its files come to: `compose-escalates`, `compose-writable`, or
 /// `compose-unread` when they could not be read.
 pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
@@ -409,6 +436,10 @@ pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
             }
             if !j.changeable.is_empty() {
                 a.add("compose-writable");
+                // What the agent can change, named (file and key) in a refusal.
+                for c in &j.changeable {
+                    a.add(format!("compose-writable: {c}"));
+                }
             }
         }
         Err(_) => a.add("compose-unread"),
@@ -534,6 +565,58 @@ fn judge_file(doc: &serde_yaml_ng::Value, base: &Path, out: &mut Vec<String>, bi
         {
             say("extends: {file: …} (another compose file)".into());
         }
+        // What a service reads from the host when compose builds or starts it: its build
+        // context and Dockerfile (a build runs the Dockerfile's steps; the image is what runs),
+        // additional build contexts, and env files. Where the agent can change one, it chooses
+        // what starts (checked with the binds).
+        let mut reads = |key: &str, src: &str, base: &Path| {
+            if src.contains('$') {
+                out.push(format!("service {name}: {key} {src} (interpolated)"));
+            } else if src.contains("://") || src.starts_with("git@") {
+                // A remote context: fetched, not local.
+            } else {
+                let p = if src.starts_with('/') {
+                    lexical(Path::new(src))
+                } else {
+                    lexical(&base.join(src))
+                };
+                binds.push((format!("service {name}: {key}"), src.to_string(), p));
+            }
+        };
+        match set("build") {
+            Some(Y::String(ctx)) => {
+                reads("build.context", ctx, base);
+                reads("build.dockerfile", "Dockerfile", &base.join(ctx));
+            }
+            Some(b @ Y::Mapping(_)) => {
+                let ctx = b.get("context").map(text_of).unwrap_or_else(|| ".".into());
+                reads("build.context", &ctx, base);
+                let ctx_dir = if ctx.starts_with('/') {
+                    PathBuf::from(&ctx)
+                } else {
+                    base.join(&ctx)
+                };
+                if b.get("dockerfile_inline").is_none() {
+                    let df = b.get("dockerfile").map(text_of).unwrap_or_else(|| "Dockerfile".into());
+                    reads("build.dockerfile", &df, &ctx_dir);
+                }
+                if let Some(Y::Mapping(extra)) = b.get("additional_contexts") {
+                    for (k, v) in extra {
+                        reads(&format!("build.additional_contexts.{}", text_of(k)), &text_of(v), base);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let env_files: Vec<String> = match set("env_file") {
+            Some(Y::String(f)) => vec![f.clone()],
+            Some(Y::Sequence(l)) => l.iter().map(|e| e.get("path").map(text_of).unwrap_or_else(|| text_of(e))).collect(),
+            _ => Vec::new(),
+        };
+        for f in env_files {
+            reads("env_file", &f, base);
+        }
+        let mut say = |what: String| out.push(format!("service {name}: {what}"));
         if let Some(b) = set("build") {
             let network = b.get("network").map(text_of).unwrap_or_default().to_ascii_lowercase();
             if b.get("privileged").is_some_and(truthy) || b.get("entitlements").is_some() || network == "host" || network.contains('$') {
@@ -657,7 +740,7 @@ fn read_bounded(p: &Path) -> Result<Option<String>, String> {
 
 /// The `KEY=VALUE` lines of a `.env` file (compose's dotenv: `export ` allowed, `#` comments,
 /// single or double quotes around the value).
-fn dotenv(text: &str) -> Vec<(String, String)> {
+pub(crate) fn dotenv(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.trim();
@@ -885,6 +968,39 @@ mod tests {
         // No compose file: compose fails, nothing to judge.
         std::fs::remove_file(d.join("compose.yaml")).unwrap();
         assert_eq!(file_marks_with(&d, &ComposeFiles::default(), &nobody_writes), Ok(Judged::default()));
+    }
+
+    #[test]
+    fn a_build_context_dockerfile_or_env_file_the_agent_can_change_is_named_by_its_key() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("srv/app");
+        std::fs::create_dir_all(d.join("api")).unwrap();
+        std::fs::write(
+            d.join("compose.yaml"),
+            "services:\n  api: {build: {context: ./api, dockerfile: Dockerfile.prod}, env_file: [api.env, {path: extra.env}]}\n  web: {build: ./web}\n",
+        )
+        .unwrap();
+        let changeable = |writable: &[&str]| {
+            let writable: Vec<PathBuf> = writable.iter().map(|w| d.join(w)).collect();
+            file_marks_with(&d, &ComposeFiles::default(), &|p: &Path| writable.iter().any(|w| w == p))
+                .unwrap()
+                .changeable
+        };
+        let shown = |rel: &str| d.join(rel).display().to_string();
+        assert_eq!(changeable(&[]), Vec::<String>::new());
+        assert_eq!(
+            changeable(&["api", "api/Dockerfile.prod", "extra.env", "web/Dockerfile"]),
+            vec![
+                format!("service api: build.context {}", shown("api")),
+                format!("service api: build.dockerfile {}", shown("api/Dockerfile.prod")),
+                format!("service api: env_file {}", shown("extra.env")),
+                format!("service web: build.dockerfile {}", shown("web/Dockerfile")),
+            ]
+        );
+        // A build context of / sends the host's files to the daemon, as a bind of / would.
+        std::fs::write(d.join("compose.yaml"), "services:\n  api: {build: {context: /}}\n").unwrap();
+        let j = file_marks_with(&d, &ComposeFiles::default(), &|_: &Path| false).unwrap();
+        assert_eq!(j.escalates, vec!["service api: build.context /".to_string()]);
     }
 
     #[test]

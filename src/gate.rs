@@ -69,8 +69,32 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         }
         real_gh.push(p.display().to_string());
     }
+    // Whether one of the tool's credentials is pinned, for a call that names where it connects:
+    // the secrets file is read for that (a file the caller cannot read counts as pinned).
+    let pinned_credential = if inv.claims.iter().any(|c| matches!(c, Claim::Destination { .. })) {
+        match cfg.pins() {
+            Ok(pins) => policy.pinned_credential(|v| pins.contains_key(v)).map(str::to_string),
+            Err(_) => policy
+                .credentials
+                .secrets
+                .first()
+                .map(|s| format!("{s} (the secrets file cannot be read here)")),
+        }
+    } else {
+        None
+    };
+    // gh and docker read per-user configuration that can run programs: from the tool home, or
+    // a pinned GH_CONFIG_DIR / DOCKER_CONFIG. What of it the agent can write refuses the call.
+    let agent_config = match cfg.tool_home.as_deref() {
+        Some(home) if matches!(inv.tool, Tool::Gh | Tool::Docker) => {
+            crate::tool_config::agent_written(inv.tool, home, &cfg.env, cfg.hardened)
+        }
+        _ => Vec::new(),
+    };
     Request {
         ceiling: cfg.tier,
+        pinned_credential,
+        agent_config,
         env_tier: var("CLAUDEOPS_TIER"),
         env_dry_run: var("CLAUDEOPS_DRY_RUN"),
         dry_run_pinned: cfg.dry_run,
@@ -78,6 +102,7 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         caller_env,
         real_gh,
         hosts: cfg.hosts.clone(),
+        remote: cfg.remote.clone(),
         cooldown: cfg.cooldown_state.is_some(),
         local: Default::default(),
         // The install's workspaces and own files, made canonical only for a call naming files.
@@ -128,11 +153,39 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
     (inv, facts)
 }
 
+/// The real git as the gate runs it for facts: with the install's tool home as HOME, so it
+/// reads the same global config as the real git of the agent's calls.
+fn gate_git(cfg: &InstallConfig) -> Option<Git> {
+    let home: Vec<(std::ffi::OsString, std::ffi::OsString)> = cfg
+        .tool_home()
+        .ok()
+        .map(exec::home_vars)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into_os_string()))
+        .collect();
+    exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git::new(bin, &home))
+}
+
+/// The environment the real tool of this call would run with (`exec::child_env` with the
+/// install's pins and tool home), for the gate's own git to read the configuration the real
+/// git reads. Without a trusted tool home the real tool does not run at all; the gate's git
+/// then reads no global configuration.
+pub fn real_env(
+    cfg: &InstallConfig,
+    caller: &[(std::ffi::OsString, std::ffi::OsString)],
+    policy: &Policy,
+    tier: u8,
+) -> (Vec<(std::ffi::OsString, std::ffi::OsString)>, Vec<crate::audit::EnvReset>) {
+    let pins = cfg.pins().unwrap_or_default();
+    exec::child_env(caller, policy, &pins, cfg.tool_home().ok(), tier)
+}
+
 /// A `gh api` call with its placeholders filled, once for every repository gh could pick: the
 /// actions of all of them, so the strictest decides. A fill that fails, or a filled call the
 /// grammar cannot read, is the call's problem.
 fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents, cwd: &Path, first: Invocation) -> Invocation {
-    let git = exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin });
+    let git = gate_git(cfg);
     let pinned = cfg.env.get("GH_REPO").map(String::as_str);
     let mut out: Option<Invocation> = None;
     for fill in facts::gh_fills(git.as_ref(), cwd, pinned) {
@@ -154,15 +207,19 @@ fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents,
     out.unwrap_or(first)
 }
 
-/// Gather the facts a first decision asked for: skills from the install's sources, changed
-/// files with the install's real git.
-pub fn gather(cfg: &InstallConfig, cwd: &Path, inv: &Invocation, needs: &decision::Needs) -> Result<decision::Facts> {
+/// Gather the facts a first decision asked for: skills from the install's sources (a
+/// repository's from its remote's default branch), changed files, probe answers and the
+/// configuration with the install's real git. `env` is the environment the real tool would
+/// run with (`exec::child_env`), so the gate's git reads the configuration the real git reads.
+pub fn gather(
+    cfg: &InstallConfig,
+    cwd: &Path,
+    inv: &Invocation,
+    needs: &decision::Needs,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> Result<decision::Facts> {
     let sources = Sources::from_config(cfg.skills.as_ref());
-    let git = if needs.scope.is_empty() {
-        None
-    } else {
-        exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git { bin })
-    };
+    let git = exec::resolve_real(cfg, Tool::Git).ok().map(|bin| Git::new(bin, env));
     facts::gather(&sources, git.as_ref(), cwd, inv, needs)
 }
 
@@ -202,6 +259,28 @@ pub fn cooldown(cfg: &InstallConfig, needs: &decision::Needs, now: std::time::Sy
         })
         .map_err(|e| format!("{file} {e}"));
     Ok((locked, Some(facts)))
+}
+
+/// What a decision asked to read on the remote host of an ssh call: a gate-built read-only
+/// command over the call's own connection, with the environment the real ssh gets for the call
+/// (`crate::remote_facts`). Failing to read is a fact (the decision refuses below tier 3).
+fn remote_facts(
+    cfg: &InstallConfig,
+    ctx: &Context,
+    policy: &Policy,
+    args: &[String],
+    inv: &Invocation,
+    tier: u8,
+) -> std::result::Result<decision::RemoteFacts, String> {
+    let Some(remote) = inv.remote.as_deref() else {
+        return Err("the call has no remote command".into());
+    };
+    let real = exec::resolve_real(cfg, Tool::Ssh).map_err(|e| e.to_string())?;
+    let home = cfg.tool_home().map_err(|e| e.to_string())?;
+    let pins = cfg.pins().map_err(|e| e.to_string())?;
+    let (env, _) = exec::child_env(&ctx.env, policy, &pins, Some(home), tier);
+    let conn = crate::remote_facts::Connection::of(real, args, remote, env);
+    crate::remote_facts::facts(&conn, remote, &cfg.remote)
 }
 
 /// The line after `Using:` when the session inventory says the call falls back from MCP, or
@@ -287,9 +366,82 @@ fn shown_skill(d: &Decision, var: &dyn Fn(&str) -> Option<String>) -> String {
     var("CLAUDEOPS_SKILL").filter(|s| !s.is_empty()).unwrap_or_else(|| d.skill.clone())
 }
 
+/// Where the install requires the kernel fence, a call from a process outside a Landlock domain
+/// (a real tool started by something that left the shell, or a caller that was never fenced) is
+/// refused before anything else. Returns what the audit record says of the fence.
+fn fence_check(cfg: &InstallConfig, tool: Tool) -> Result<String> {
+    if cfg.kernel_fence == install::KernelFence::Off {
+        return Ok("off".into());
+    }
+    if crate::fence::fenced(&crate::fence::lib_dir(cfg).join(crate::fence::PROBE))? {
+        return Ok(format!("landlock abi {}", crate::fence::kernel_abi()));
+    }
+    Err(Error::Fence(format!(
+        "this {tool} call comes from a process outside the Landlock domain that {} requires, so it is refused; \
+         start the agent with `tiershim launch` (or its shell with `tiershim shell`), or opt out with `kernel_fence: off`",
+        cfg.path.display()
+    )))
+}
+
+/// The audit record of a call refused because it came from outside the kernel fence: nothing of
+/// it was parsed or decided, so it names the call, the tier and the refusal only.
+fn outside_record(ctx: &Context, tool: Tool, cfg: &InstallConfig, e: &Error) -> AuditRecord {
+    let shown: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let requested = ctx.var("CLAUDEOPS_TIER");
+    let (effective, note) = decision::effective_tier(cfg.tier, requested.as_deref());
+    let message = escape(&format!("tiershim: {tool}: {e}")).into_owned();
+    AuditRecord {
+        time: audit::rfc3339(ctx.now),
+        pid: ctx.pid,
+        ppid: ctx.ppid,
+        cwd: audit::path_string(&ctx.cwd),
+        exe: audit::path_string(&audit::self_exe()),
+        link: audit::path_string(&ctx.exec_path),
+        tool: tool.name().into(),
+        argv: redact_args(&shown).iter().map(|a| escape(a).into_owned()).collect(),
+        verb: String::new(),
+        skill: String::new(),
+        tier: Tiers {
+            requested: requested.as_deref().map(|t| escape(t).into_owned()),
+            ceiling: cfg.tier,
+            effective,
+            note,
+        },
+        dry_run: false,
+        verdict: "refuse".into(),
+        required_tier: crate::policy::Required::Never,
+        rule: "kernel-fence".into(),
+        message: message.clone(),
+        reasons: vec![message],
+        real: None,
+        scope: None,
+        mcp: None,
+        notices: Vec::new(),
+        env_resets: Vec::new(),
+        duration_us: ctx.started.elapsed().as_micros() as u64,
+        fence: "outside".into(),
+        remote: None,
+        cooldown: None,
+    }
+}
+
 fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let dir = ctx.exec_path.parent().unwrap_or(Path::new("/"));
     let cfg = InstallConfig::load(&dir.join(install::FILE_NAME), true)?;
+    let fence = match fence_check(&cfg, tool) {
+        Ok(f) => f,
+        Err(e) => {
+            // Recorded: a call from outside the fence is what an escape looks like.
+            if cfg.audit_log.is_some() || audit::journald_present() {
+                let rec = outside_record(ctx, tool, &cfg, &e);
+                if let Some(log) = &cfg.audit_log {
+                    audit::append(log, &rec)?;
+                }
+                audit::journald(&rec);
+            }
+            return Err(e);
+        }
+    };
     let policy = Policy::load(tool, cfg.policy.as_deref())?.with_install_endpoints(&cfg)?;
     let var = |name: &str| ctx.var(name);
     let (args, inv, local) = match utf8_args(ctx, tool) {
@@ -313,7 +465,13 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     // anything goes to the agent's stderr (which the agent can keep from draining).
     let mut locked = None;
     if !d.needs.is_empty() {
-        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs)?;
+        // The environment the real git would get, for the gate's git to read the same config.
+        let (real_env, _) = real_env(&cfg, &ctx.env, &policy, d.effective_tier);
+        req.facts = gather(&cfg, &ctx.cwd, &inv, &d.needs, &real_env)?;
+        // Read before the cooldown lock is taken: the read waits on the network.
+        if d.needs.remote {
+            req.facts.remote = Some(remote_facts(&cfg, ctx, &policy, &args, &inv, d.effective_tier));
+        }
         (locked, req.facts.cooldown) = cooldown(&cfg, &d.needs, ctx.now, true)?;
         d = decision::decide(&inv, &policy, &req);
     }
@@ -324,9 +482,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     let mut env = Vec::new();
     let mut resets = Vec::new();
     if d.verdict == Verdict::Allow {
-        match exec::resolve_real(&cfg, tool) {
-            Ok(p) => {
-                (env, resets) = exec::child_env(&ctx.env, &policy, &cfg, d.effective_tier);
+        // The real tool, the operator's tool home and pins (the secrets file is read only now,
+        // for a call that runs).
+        let ready = exec::resolve_real(&cfg, tool).and_then(|p| Ok((p, cfg.tool_home()?, cfg.pins()?)));
+        match ready {
+            Ok((p, home, pins)) => {
+                (env, resets) = exec::child_env(&ctx.env, &policy, &pins, Some(home), d.effective_tier);
                 real = Some(p);
             }
             Err(e) => failure = Some(e),
@@ -365,6 +526,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
         Some(e) => escape(&e.to_string()).into_owned(),
         None => decision::render(&d, &skill, &shown_args),
     };
+    let notice = mcp_line(&mcp, &skill, tool);
     // One record per decision: to the audit log when the install names one, and to journald
     // when its socket exists (DESIGN §8), whichever are there.
     if cfg.audit_log.is_some() || audit::journald_present() {
@@ -407,8 +569,10 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                 Fallback::NoMcp(_) => Some("cli-fallback".into()),
                 Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", escape(e))),
             },
+            notices: notice.iter().cloned().collect(),
             env_resets: resets.clone(),
             duration_us: ctx.started.elapsed().as_micros() as u64,
+            fence: fence.clone(),
             remote: inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d)),
             cooldown: match (&cfg.cooldown_state, d.cooldown.is_empty()) {
                 (Some(path), false) => Some(audit::CooldownRecord {
@@ -444,7 +608,12 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             other => Err(other),
         };
     }
-    eprintln!("{line}");
+    // Quiet on success (DESIGN §4): an allowed call's lines go to the record only, unless the
+    // install asks for them on stderr, where the agent reads them merged into the tool's output.
+    let announce = cfg.announce == install::Announce::Stderr;
+    if d.verdict != Verdict::Allow || announce {
+        eprintln!("{line}");
+    }
     if d.verdict == Verdict::DryRun {
         // Why it is a dry run, when the environment did not clearly ask for one.
         if let Some(note) = &d.dry_run_note {
@@ -454,7 +623,7 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
             eprintln!("{line}");
         }
     }
-    if let Some(line) = mcp_line(&mcp, &skill, tool) {
+    if let (Some(line), true) = (&notice, announce) {
         eprintln!("{line}");
     }
     match (d.verdict, real) {
@@ -466,6 +635,9 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
                     s.install()?;
                 }
                 let args = sealed.as_ref().map_or(&args, |s| &s.args);
+                // A remote git runs with the git gate's forced settings (grammar::remote).
+                let sent = inv.remote.as_deref().map(|r| crate::grammar::remote::sent_args(args, r));
+                let args = sent.as_ref().unwrap_or(args);
                 Err(exec::exec(&real, tool, grammar::prepend(tool), args, env))
             })();
             // The real tool did not start: take the count back.

@@ -80,6 +80,119 @@ pub struct InstallFile {
     /// Endpoint rules for the operator's own services, as in `policy/endpoints.yaml`.
     #[serde(default)]
     pub endpoints: Vec<crate::policy::endpoints::EndpointFile>,
+    /// The operator-owned directory every real tool runs with as HOME (and the XDG directories
+    /// below it), so the tools' own configuration is the operator's. Absent: no real tool runs.
+    #[serde(default)]
+    pub tool_home: Option<PathBuf>,
+    /// A file of pinned values only the gate can read (NAME=VALUE lines, or YAML NAME: VALUE),
+    /// added to `env:` when a tool runs: credentials belong here, not in tiershim.yaml.
+    #[serde(default)]
+    pub secrets: Option<PathBuf>,
+    /// Where the line naming the skill and tool of an allowed call goes: `audit` (the audit
+    /// record and journald only; the default) or `stderr` as well.
+    #[serde(default)]
+    pub announce: Option<Announce>,
+    /// The kernel fence (Landlock) of `tiershim launch` and `tiershim shell`: `on` (the
+    /// default), `off`, or `{abi: N, writable: [DIR…]}`.
+    #[serde(default)]
+    pub kernel_fence: Option<KernelFenceFile>,
+    /// Per ssh host: its remote workspaces, the compose projects the operator vouches for, and
+    /// the systemd units restartable at tier 2.
+    #[serde(default)]
+    pub remote: BTreeMap<String, RemoteHostFile>,
+}
+
+/// `kernel_fence:` as written: `off`, `on`, or `{abi: N, writable: [DIR…]}`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum KernelFenceFile {
+    #[cfg_attr(test, schemars(with = "KernelFenceWord"))]
+    Word(String),
+    Table(KernelFenceTable),
+}
+
+/// The words `kernel_fence:` takes, for the schema.
+#[cfg(test)]
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum KernelFenceWord {
+    On,
+    Off,
+}
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct KernelFenceTable {
+    /// The lowest Landlock ABI the fence accepts (1 or more).
+    #[serde(default)]
+    pub abi: Option<u8>,
+    /// Directories the agent may also write (tier 3 only).
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+}
+
+/// The kernel fence an install asks for (DESIGN §3.2, `crate::fence`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelFence {
+    /// `kernel_fence: off`: the operator opted out; no Landlock domain is made or checked.
+    Off,
+    /// The default: `launch` and `shell` put the agent in a Landlock domain of at least this
+    /// ABI, and the gate refuses calls from outside one. `writable` (tier 3 only) adds the
+    /// operator's writable roots.
+    On { abi: u8, writable: Vec<PathBuf> },
+}
+
+/// The lowest Landlock ABI the fence accepts unless `kernel_fence.abi` says otherwise: ABI 3
+/// (Linux 6.2) is the first that stops `truncate(2)` outside the writable paths.
+pub const FENCE_ABI: u8 = 3;
+
+/// `announce:`: where an allowed call's REQ-5 lines (`Using: …`, the MCP fallback warning) go
+/// besides the audit record and journald. Refusals, dry runs and errors always reach stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Announce {
+    /// The audit record and journald only: the agent's output is the tool's own (the default).
+    #[default]
+    Audit,
+    /// Also stderr, where an agent reads them merged with the tool's output.
+    Stderr,
+}
+
+/// `remote.<host>:` in tiershim.yaml: what the operator says about one ssh host.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RemoteHostFile {
+    /// Remote directories where tier-2 calls on this host may write.
+    #[serde(default)]
+    pub workspaces: Vec<String>,
+    /// Compose project directories the operator vouches for although the login user can write
+    /// them.
+    #[serde(default)]
+    pub compose: Vec<String>,
+    /// The systemd units an agent may start, stop or restart at tier 2 on this host.
+    #[serde(default)]
+    pub units: Option<Vec<String>>,
+}
+
+/// One host's entry of `remote:`, validated. Paths are the remote host's, absolute and without
+/// `..` or a trailing `/`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteHost {
+    /// Where a tier-2 remote call may write (and a remote git may change a work tree). Empty:
+    /// nowhere, so every remote write needs tier 3.
+    pub workspaces: Vec<String>,
+    /// Compose project directories whose files the login user may write and the operator
+    /// vouches for: a `compose up` there is still judged by what the files ask for, but not
+    /// refused because the login user could change them.
+    pub compose: Vec<String>,
+    /// The units restartable at tier 2 (full names, `nginx` read as `nginx.service`). None:
+    /// every unit but the host's access paths and plumbing; Some: only these.
+    pub units: Option<Vec<String>>,
 }
 
 /// `real:` in the schema: its keys are the gated tools' names.
@@ -144,9 +257,26 @@ pub struct InstallConfig {
     /// `workspaces:`: the directories holding the repositories' work trees, the only places a
     /// tier-2 call may write (DESIGN §3.2). Absent: `skills.repos`, when that is set; else none.
     pub workspaces: Vec<PathBuf>,
+    /// `announce:`: whether an allowed call's lines also go to stderr.
+    pub announce: Announce,
+    /// `kernel_fence:`: on (the default) or off.
+    pub kernel_fence: KernelFence,
     /// `endpoints:`: the operator's endpoint rules, each with the line of the file it starts
     /// on. Validated here; their examples are run when curl or gh load their policy.
     pub endpoints: Vec<(crate::policy::endpoints::EndpointFile, usize)>,
+    /// `tool_home:`: the operator-owned directory every real tool runs with as `HOME` (and the
+    /// XDG directories below it), so `~/.gitconfig`, `~/.docker/`, `~/.config/gh/` are the
+    /// operator's (DESIGN §3.2). Absent: the gate runs no real tool (exit 78).
+    pub tool_home: Option<PathBuf>,
+    /// `secrets:`: a file of pinned values only the gate can read (`NAME=VALUE` lines, or
+    /// YAML `NAME: VALUE`), added to `env:` when a tool runs.
+    pub secrets: Option<PathBuf>,
+    /// Loaded with the trust rules of a hardened install's gate (root-owned files, the secrets
+    /// file readable by the gate's group only).
+    pub hardened: bool,
+    /// `remote:`: per ssh host (lower case), its remote workspaces, vouched-for compose projects
+    /// and restartable units.
+    pub remote: BTreeMap<String, RemoteHost>,
 }
 
 impl InstallConfig {
@@ -169,7 +299,13 @@ impl InstallConfig {
             cooldown_state: None,
             cooldown_lock_wait: crate::cooldown::store::LOCK_WAIT,
             workspaces: Vec::new(),
+            announce: Announce::Audit,
+            kernel_fence: KernelFence::Off,
             endpoints: Vec::new(),
+            tool_home: None,
+            secrets: None,
+            hardened: false,
+            remote: BTreeMap::new(),
         }
     }
 
@@ -204,7 +340,9 @@ impl InstallConfig {
         if let Some(hardened) = trust {
             check_trust(path, hardened)?;
         }
-        InstallConfig::parse(path, &text)
+        let mut cfg = InstallConfig::parse(path, &text)?;
+        cfg.hardened = trust.unwrap_or(false);
+        Ok(cfg)
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<InstallConfig> {
@@ -212,8 +350,10 @@ impl InstallConfig {
             path: path.to_path_buf(),
             msg,
         };
-        let file: InstallFile = serde_yaml_ng::from_str(text)
-            .map_err(|e| invalid(format!("{e}; the keys are listed in the README's tiershim.yaml section")))?;
+        let file: InstallFile = serde_yaml_ng::from_str(text).map_err(|e| {
+            let hint = crate::suggest::for_serde(&e.to_string());
+            invalid(format!("{e}{hint}; the keys are listed in the README's tiershim.yaml section"))
+        })?;
         let tier = match &file.tier {
             None => {
                 return Err(invalid("`tier:` is required (the ceiling, 1, 2 or 3)".into()));
@@ -234,9 +374,16 @@ impl InstallConfig {
                 Tool::from_name(name).ok_or_else(|| invalid(format!("`real.{name}`: {name} is not a gated tool ({})", Tool::names())))?;
             real.insert(tool, abs(p));
         }
-        for var in file.env.keys() {
+        for (var, value) in &file.env {
             if var.is_empty() || var.contains('=') || var.contains('\0') {
                 return Err(invalid(format!("`env.{var}` is not a variable name")));
+            }
+            // The agent's shell reads this file: a credential here is the agent's.
+            if is_secret_name(var) || has_url_password(value) {
+                return Err(invalid(format!(
+                    "`env.{var}` holds a credential, and the agent can read tiershim.yaml: move it to the secrets file \
+                     (`secrets:`; install.sh --secret {var}=…)"
+                )));
             }
         }
         // libpq looks a service up in PGSERVICEFILE, else in ~/.pg_service.conf, which the agent
@@ -290,12 +437,60 @@ impl InstallConfig {
                 )));
             }
         }
+        let kernel_fence = match &file.kernel_fence {
+            None => KernelFence::On {
+                abi: FENCE_ABI,
+                writable: Vec::new(),
+            },
+            Some(KernelFenceFile::Word(w)) if w == "off" => KernelFence::Off,
+            Some(KernelFenceFile::Word(w)) if w == "on" => KernelFence::On {
+                abi: FENCE_ABI,
+                writable: Vec::new(),
+            },
+            Some(KernelFenceFile::Word(w)) => {
+                return Err(invalid(format!(
+                    "`kernel_fence: {w}` is not `off`, `on` or {{abi: N, writable: [DIR…]}}"
+                )));
+            }
+            Some(KernelFenceFile::Table(t)) => {
+                let abi = t.abi.unwrap_or(FENCE_ABI);
+                if abi == 0 {
+                    return Err(invalid("`kernel_fence.abi: 0` is not a Landlock ABI (1 or more)".into()));
+                }
+                if !t.writable.is_empty() && tier != 3 {
+                    return Err(invalid(format!(
+                        "`kernel_fence.writable` is for tier 3 only (this is tier {tier}): tiers 1 and 2 write what DESIGN §3.2 lists"
+                    )));
+                }
+                let mut writable = Vec::new();
+                for w in &t.writable {
+                    let w = abs(w);
+                    if w.components().any(|c| matches!(c, std::path::Component::ParentDir)) || w == Path::new("/") {
+                        return Err(invalid(format!(
+                            "`kernel_fence.writable` entry {} is `/` or holds `..`: name the directories tier 3 may write",
+                            w.display()
+                        )));
+                    }
+                    writable.push(w);
+                }
+                KernelFence::On { abi, writable }
+            }
+        };
         let mut endpoints = Vec::with_capacity(file.endpoints.len());
         for e in file.endpoints {
             let line = line_of_rule(text, &e.id);
             crate::policy::endpoints::validate_one(e.clone()).map_err(|msg| invalid(format!("line {line}: endpoint {}: {msg}", e.id)))?;
             endpoints.push((e, line));
         }
+        let tool_home = file.tool_home.as_deref().map(abs);
+        if let Some(h) = &tool_home
+            && h == Path::new("/")
+        {
+            return Err(invalid(
+                "`tool_home: /` is the root directory: name a directory of its own, owned by the operator".into(),
+            ));
+        }
+        let remote = remote_hosts(&file.remote, file.hosts.as_deref()).map_err(invalid)?;
         Ok(InstallConfig {
             path: path.to_path_buf(),
             tier,
@@ -315,7 +510,13 @@ impl InstallConfig {
             cooldown_state: file.cooldown_state.as_deref().map(abs),
             cooldown_lock_wait,
             workspaces,
+            announce: file.announce.unwrap_or_default(),
+            kernel_fence,
             endpoints,
+            tool_home,
+            secrets: file.secrets.as_deref().map(abs),
+            hardened: false,
+            remote,
         })
     }
 
@@ -323,6 +524,136 @@ impl InstallConfig {
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
     }
+
+    /// The tool home the real tools run with, trusted as the config is: a directory writable by
+    /// its owner only, owned by root in a hardened install. Without one the gate runs no real
+    /// tool: it would read the agent's `~/.gitconfig`, `~/.docker/` and `~/.config/gh/`.
+    pub fn tool_home(&self) -> Result<&Path> {
+        let Some(home) = self.tool_home.as_deref() else {
+            return Err(Error::ConfigInvalid {
+                path: self.path.clone(),
+                msg: "names no `tool_home:`, so the real tool would run with the agent's HOME (its ~/.gitconfig, \
+                      ~/.docker/, ~/.config/gh/): add `tool_home:` (an operator-owned directory), or re-run install.sh, \
+                      which always writes one"
+                    .into(),
+            });
+        };
+        let meta = std::fs::metadata(home).map_err(|e| Error::ConfigRead {
+            path: home.to_path_buf(),
+            source: e,
+        })?;
+        let unsafe_home = |msg: String| Error::ConfigUnsafe {
+            path: home.to_path_buf(),
+            msg,
+        };
+        if !meta.is_dir() {
+            return Err(unsafe_home("`tool_home` is not a directory".into()));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(unsafe_home(format!(
+                "the tool home is writable by group or others (mode {:o}); make it writable by its owner only (chmod go-w)",
+                meta.mode() & 0o7777
+            )));
+        }
+        if self.hardened && meta.uid() != 0 {
+            return Err(unsafe_home(format!(
+                "the tool home must be owned by root in a hardened install (owner uid {})",
+                meta.uid()
+            )));
+        }
+        Ok(home)
+    }
+
+    /// The operator's pinned values: `env:`, and the secrets file when there is one (read now;
+    /// trusted only when no one but its owner and, hardened, the gate's group can read it).
+    pub fn pins(&self) -> Result<BTreeMap<String, String>> {
+        let mut pins = self.env.clone();
+        let Some(path) = &self.secrets else {
+            return Ok(pins);
+        };
+        for (k, v) in read_secrets(path, self.hardened)? {
+            if pins.contains_key(&k) {
+                return Err(Error::ConfigInvalid {
+                    path: self.path.clone(),
+                    msg: format!(
+                        "`{k}` is pinned both in `env:` and in the secrets file {}; keep one",
+                        path.display()
+                    ),
+                });
+            }
+            pins.insert(k, v);
+        }
+        Ok(pins)
+    }
+}
+
+/// Names whose values are credentials: they belong in the secrets file, never in tiershim.yaml,
+/// which the agent's shell can read.
+pub fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    ["TOKEN", "PASSWORD", "PASSWD", "SECRET"].iter().any(|w| n.contains(w)) || n.ends_with("_PWD") || n == "DOCKER_AUTH_CONFIG"
+}
+
+/// A value that carries a password (`scheme://user:password@host`).
+fn has_url_password(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(_, rest)| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority.rsplit_once('@').is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    })
+}
+
+/// The secrets file: a YAML mapping of variable names to values, as `env:` is. Only the gate
+/// (its owner, or its group in a hardened install) may read it.
+pub fn read_secrets(path: &Path, hardened: bool) -> Result<BTreeMap<String, String>> {
+    let invalid = |msg: String| Error::ConfigInvalid {
+        path: path.to_path_buf(),
+        msg,
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::ConfigRead {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let meta = file.metadata().map_err(|e| Error::ConfigRead {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let unsafe_file = |msg: String| Error::ConfigUnsafe {
+        path: path.to_path_buf(),
+        msg,
+    };
+    if !meta.is_file() {
+        return Err(unsafe_file("the secrets file is not a regular file".into()));
+    }
+    if meta.mode() & 0o007 != 0 {
+        return Err(unsafe_file(format!(
+            "the secrets file can be read or written by others (mode {:o}); chmod 0640 it (0600 without --harden)",
+            meta.mode() & 0o7777
+        )));
+    }
+    if meta.mode() & 0o020 != 0 {
+        return Err(unsafe_file(format!(
+            "the secrets file is writable by its group (mode {:o}); chmod g-w it",
+            meta.mode() & 0o7777
+        )));
+    }
+    if hardened && (meta.uid() != 0 || meta.gid() != nix::unistd::getegid().as_raw()) {
+        return Err(unsafe_file(format!(
+            "in a hardened install the secrets file must be owned by root and the gate's group (owner {}:{})",
+            meta.uid(),
+            meta.gid()
+        )));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, 1 << 20), &mut text)
+        .map_err(|e| invalid(format!("cannot be read as text: {e}")))?;
+    let map: BTreeMap<String, String> =
+        serde_yaml_ng::from_str(&text).map_err(|e| invalid(format!("is not a mapping of NAME: VALUE ({e})")))?;
+    for k in map.keys() {
+        if k.is_empty() || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || k.as_bytes()[0].is_ascii_digit() {
+            return Err(invalid(format!("`{k}` is not a variable name")));
+        }
+    }
+    Ok(map)
 }
 
 /// The line (from 1) where the rule with `id` starts: the line naming its id, or 0.
@@ -334,6 +665,79 @@ fn line_of_rule(text: &str, id: &str) -> usize {
                 .is_some_and(|v| v.trim().trim_matches(['"', '\'', ',']).split(',').next().map(str::trim) == Some(id))
         })
         .map_or(0, |i| i + 1)
+}
+
+/// Whether the gate reached through the tier directory of `cfg_path` runs hardened (setgid): the
+/// binary its links point at, else the installation's `bin/tiershim`. For the admin commands,
+/// which drop the group, to judge a config as that gate would.
+pub fn hardened_gate(cfg_path: &Path) -> bool {
+    let dir = cfg_path.parent().unwrap_or(Path::new("/"));
+    Tool::ALL
+        .iter()
+        .map(|t| dir.join(t.name()))
+        .chain(std::iter::once(dir.join("../../../bin/tiershim")))
+        .find_map(|p| std::fs::metadata(p).ok())
+        .is_some_and(|m| m.mode() & 0o2000 != 0)
+}
+
+/// `remote:` validated: each key a host (listed in `hosts:` when that is set), each path
+/// absolute without `..`, no vouched-for compose project inside a workspace (the agent could
+/// write it at tier 2), and no unit that takes the host down.
+fn remote_hosts(
+    file: &BTreeMap<String, RemoteHostFile>,
+    hosts: Option<&[String]>,
+) -> std::result::Result<BTreeMap<String, RemoteHost>, String> {
+    let mut out = BTreeMap::new();
+    for (host, h) in file {
+        check_host(host).map_err(|why| format!("`remote:` key {host:?} {why}"))?;
+        if let Some(list) = hosts
+            && !list.iter().any(|l| l.eq_ignore_ascii_case(host))
+        {
+            return Err(format!(
+                "`remote.{host}` names a host that `hosts:` does not list, so ssh could never reach it: add it to `hosts:` or fix the name"
+            ));
+        }
+        let h = remote_host(h).map_err(|e| format!("`remote.{host}.{e}"))?;
+        out.insert(host.to_ascii_lowercase(), h);
+    }
+    Ok(out)
+}
+
+/// One host's entry validated; Err starts with the key it is about (`workspaces` entry …).
+pub fn remote_host(h: &RemoteHostFile) -> std::result::Result<RemoteHost, String> {
+    let dir = |key: &str, p: &str| -> std::result::Result<String, String> {
+        crate::remote_fence::normalize_dir(p).map_err(|why| format!("{key}` entry {p:?} {why}"))
+    };
+    let workspaces = h
+        .workspaces
+        .iter()
+        .map(|p| dir("workspaces", p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let compose = h
+        .compose
+        .iter()
+        .map(|p| dir("compose", p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    for c in &compose {
+        if let Some(w) = workspaces.iter().find(|w| crate::remote_fence::within(c, w).is_some()) {
+            return Err(format!(
+                "compose` entry {c} is inside the workspace {w}, where a tier-2 call may write: the gate cannot vouch for files the agent can change"
+            ));
+        }
+    }
+    let units = match &h.units {
+        None => None,
+        Some(list) => Some(
+            list.iter()
+                .map(|u| crate::grammar::systemd::listed_unit(u).map_err(|why| format!("units` entry {u:?} {why}")))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(RemoteHost {
+        workspaces,
+        compose,
+        units,
+    })
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no
@@ -445,11 +849,88 @@ mod tests {
     }
 
     #[test]
+    fn credentials_are_refused_in_env_and_belong_in_the_secrets_file() {
+        for text in [
+            "tier: 1\nenv: {GH_TOKEN: x}\n",
+            "tier: 1\nenv: {PGPASSWORD: x}\n",
+            "tier: 1\nenv: {MYSQL_PWD: x}\n",
+            "tier: 1\nenv: {GITEA_TOKEN: x}\n",
+            "tier: 1\nenv: {HTTPS_PROXY: 'http://ops:s3cret@proxy:3128'}\n",
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains("holds a credential") && e.contains("--secret"), "{text}: {e}");
+        }
+        assert!(parse("tier: 1\nenv: {HTTPS_PROXY: 'http://proxy:3128', GH_HOST: ghe.example}\n").is_ok());
+        let c = parse("tier: 1\nsecrets: ../secrets.yaml\ntool_home: ../home\n").unwrap();
+        assert_eq!(c.secrets, Some(PathBuf::from("/i/tier1/../secrets.yaml")));
+        assert_eq!(c.tool_home, Some(PathBuf::from("/i/tier1/../home")));
+    }
+
+    #[test]
+    fn a_secrets_file_others_can_read_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("secrets.yaml");
+        std::fs::write(&f, "GH_TOKEN: 'ghp_x'\nPGPASSWORD: pw\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(
+            read_secrets(&f, false)
+                .unwrap_err()
+                .to_string()
+                .contains("can be read or written by others")
+        );
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let got = read_secrets(&f, false).unwrap();
+        assert_eq!(got["GH_TOKEN"], "ghp_x");
+        std::fs::write(&f, "not a name: x\n").unwrap();
+        assert!(read_secrets(&f, false).unwrap_err().to_string().contains("is not a variable name"));
+    }
+
+    #[test]
     fn hosts_are_bare_names_or_addresses() {
         let c = parse("tier: 1\nhosts: [ie01, ie02.internal, 10.0.0.5, \"fe80::1\"]\n").unwrap();
         assert_eq!(c.hosts.unwrap(), ["ie01", "ie02.internal", "10.0.0.5", "fe80::1"]);
         assert_eq!(parse("tier: 1\n").unwrap().hosts, None);
         assert_eq!(parse("tier: 1\nhosts: []\n").unwrap().hosts, Some(vec![]));
+    }
+
+    #[test]
+    fn remote_hosts_name_their_workspaces_vouched_projects_and_restartable_units() {
+        let c = parse(
+            "tier: 2\nhosts: [ie01]\nremote:\n  IE01:\n    workspaces: [/srv/work/]\n    compose: [/srv/jellyfin]\n    units: [jellyfin, nginx.service]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.remote["ie01"],
+            RemoteHost {
+                workspaces: vec!["/srv/work".into()],
+                compose: vec!["/srv/jellyfin".into()],
+                units: Some(vec!["jellyfin.service".into(), "nginx.service".into()]),
+            }
+        );
+        assert!(parse("tier: 2\n").unwrap().remote.is_empty());
+        for (text, want) in [
+            (
+                "tier: 2\nhosts: [ie02]\nremote: {ie01: {}}\n",
+                "`remote.ie01` names a host that `hosts:` does not list",
+            ),
+            (
+                "tier: 2\nremote: {ie01: {workspaces: [work]}}\n",
+                "`remote.ie01.workspaces` entry \"work\" is not an absolute path",
+            ),
+            ("tier: 2\nremote: {ie01: {workspaces: [/]}}\n", "is `/`"),
+            (
+                "tier: 2\nremote: {ie01: {workspaces: [/srv], compose: [/srv/app]}}\n",
+                "`remote.ie01.compose` entry /srv/app is inside the workspace /srv",
+            ),
+            ("tier: 2\nremote: {ie01: {units: [reboot.target]}}\n", "never does"),
+            ("tier: 2\nremote: {ie01: {units: [\"nginx*\"]}}\n", "is a pattern"),
+            ("tier: 2\nremote: {ops@ie01: {}}\n", "is not a host name"),
+            ("tier: 2\nremote: {ie01: {hosts: [x]}}\n", "unknown field `hosts`"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
     }
 
     #[test]
@@ -479,6 +960,7 @@ mod tests {
             ("tier: [1\n", "tiershim.yaml"),
             ("tier: 2\nworkspaces: [/]\n", "`workspaces:` entry / is `/` or holds `..`"),
             ("tier: 2\nworkspaces: [/repos/../etc]\n", "holds `..`"),
+            ("tier: 2\ntool_home: /\n", "`tool_home: /` is the root directory"),
             (
                 "tier: 1\nenv: {PGSERVICE: monitor}\n",
                 "`env.PGSERVICE` is pinned without `env.PGSERVICEFILE`",

@@ -271,10 +271,18 @@ fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&
     if !d.needs.skills.is_empty() {
         let only_skills = decision::Needs {
             skills: d.needs.skills.clone(),
-            scope: Vec::new(),
-            cooldown: false,
+            ..decision::Needs::default()
         };
-        req.facts = crate::gate::gather(cfg, Path::new("/"), &inv, &only_skills)?;
+        req.facts = crate::gate::gather(cfg, Path::new("/"), &inv, &only_skills, &[])?;
+        d = decision::decide(&inv, policy, &req);
+    }
+    // Probes and the repository's configuration are the repository's business: as for the
+    // path rules, the representative call assumes they add nothing.
+    if !d.needs.probes.is_empty() || d.needs.config {
+        for i in &d.needs.probes {
+            req.facts.marks.insert(*i, Ok(Default::default()));
+        }
+        req.facts.config = Some(Ok(Vec::new()));
         d = decision::decide(&inv, policy, &req);
     }
     if !d.needs.scope.is_empty() {

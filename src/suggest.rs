@@ -39,6 +39,25 @@ pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) ->
     }
 }
 
+/// For a serde error about an unknown key or value (`unknown field `audit_logs`, expected one
+/// of `tier`, `audit_log`, …`, `unknown variant …`, `expected `baseline` or `repos``), the
+/// did-you-mean for the closest of the expected ones; else nothing.
+pub fn for_serde(msg: &str) -> String {
+    let Some(rest) = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| msg.split_once(p).map(|(_, r)| r))
+    else {
+        return String::new();
+    };
+    let Some((word, expected)) = rest.split_once('`') else {
+        return String::new();
+    };
+    // The expected names: every backticked word up to the location, if any.
+    let expected = expected.split(" at line ").next().unwrap_or(expected);
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    did_you_mean(word, known)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,5 +72,19 @@ mod tests {
         assert_eq!(closest("audit_logs", ["audit_log", "inventory"]), Some("audit_log"));
         assert_eq!(closest("text", ["deny", "allow"]), None);
         assert_eq!(did_you_mean("bash", ["deny", "allow"]), "");
+    }
+
+    #[test]
+    fn a_serde_unknown_key_gets_the_expected_key_it_is_closest_to() {
+        assert_eq!(
+            for_serde("unknown field `audit_logs`, expected one of `tier`, `dry_run`, `audit_log` at line 3 column 1"),
+            " (did you mean `audit_log`?)"
+        );
+        assert_eq!(
+            for_serde("skills: unknown field `repo`, expected `baseline` or `repos` at line 4 column 3"),
+            " (did you mean `repos`?)"
+        );
+        assert_eq!(for_serde("unknown field `zzz`, expected `baseline` or `repos`"), "");
+        assert_eq!(for_serde("invalid type: string, expected u8"), "");
     }
 }

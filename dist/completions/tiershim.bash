@@ -19,6 +19,9 @@ _tiershim() {
             tiershim,audit)
                 cmd="tiershim__subcmd__audit"
                 ;;
+            tiershim,check)
+                cmd="tiershim__subcmd__check"
+                ;;
             tiershim,cooldown)
                 cmd="tiershim__subcmd__cooldown"
                 ;;
@@ -36,6 +39,9 @@ _tiershim() {
                 ;;
             tiershim,inventory)
                 cmd="tiershim__subcmd__inventory"
+                ;;
+            tiershim,launch)
+                cmd="tiershim__subcmd__launch"
                 ;;
             tiershim,mcp)
                 cmd="tiershim__subcmd__mcp"
@@ -64,6 +70,9 @@ _tiershim() {
             tiershim__subcmd__help,audit)
                 cmd="tiershim__subcmd__help__subcmd__audit"
                 ;;
+            tiershim__subcmd__help,check)
+                cmd="tiershim__subcmd__help__subcmd__check"
+                ;;
             tiershim__subcmd__help,cooldown)
                 cmd="tiershim__subcmd__help__subcmd__cooldown"
                 ;;
@@ -81,6 +90,9 @@ _tiershim() {
                 ;;
             tiershim__subcmd__help,inventory)
                 cmd="tiershim__subcmd__help__subcmd__inventory"
+                ;;
+            tiershim__subcmd__help,launch)
+                cmd="tiershim__subcmd__help__subcmd__launch"
                 ;;
             tiershim__subcmd__help,mcp)
                 cmd="tiershim__subcmd__help__subcmd__mcp"
@@ -152,7 +164,7 @@ _tiershim() {
 
     case "${cmd}" in
         tiershim)
-            opts="-h -V --help --version explain policy shell doctor inventory audit cooldown skills mcp instructions help"
+            opts="-h -V --help --version explain policy shell launch check doctor inventory audit cooldown skills mcp instructions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,6 +189,36 @@ _tiershim() {
                     return 0
                     ;;
                 --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tiershim__subcmd__check)
+            opts="-h --config --prefix --policy --skills --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --skills)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -296,7 +338,7 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__explain)
-            opts="-h --config --prefix --tier --dry-run --cwd --json --help"
+            opts="-h --config --prefix --tier --dry-run --cwd --json --fence --user --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -318,6 +360,10 @@ _tiershim() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -326,7 +372,7 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__help)
-            opts="explain policy shell doctor inventory audit cooldown skills mcp instructions help"
+            opts="explain policy shell launch check doctor inventory audit cooldown skills mcp instructions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -340,6 +386,20 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tiershim__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -438,6 +498,20 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__help__subcmd__inventory)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tiershim__subcmd__help__subcmd__launch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -607,6 +681,48 @@ _tiershim() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tiershim__subcmd__launch)
+            opts="-h --tier --user --prefix --keep-env --env --system-path --cwd --check --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tiershim__subcmd__mcp)
             opts="-h --config --skills-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -704,7 +820,7 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__shell)
-            opts="-l -c -h --tier --prefix --keep-env --login --help"
+            opts="-l -c -h --tier --prefix --keep-env --login --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -6,7 +6,6 @@
 //! does explain. It executes nothing and writes nothing, so it cannot foresee an audit log the
 //! gate could not append to (`tiershim doctor` checks that).
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -49,12 +48,68 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Print the kernel fence of --config's tier instead of judging a call: the Landlock ruleset
+    /// (writable and read-only paths) for the agent's user named by --user (default: the caller).
+    #[arg(long, requires = "config")]
+    fence: bool,
+    /// With --fence: the agent's account, whose home holds the state the fence keeps writable.
+    #[arg(long, value_name = "USER", requires = "fence")]
+    user: Option<String>,
     /// The call: a gated tool's name and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "TOOL ARGS")]
+    #[arg(
+        required_unless_present = "fence",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "TOOL ARGS"
+    )]
     call: Vec<String>,
 }
 
+/// `explain --config FILE --fence [--user USER]`: the tier's ruleset, as `launch` would make it.
+fn fence(ctx: &Context, a: &Args) -> Exit {
+    let Some(path) = &a.config else { return Exit::Usage };
+    let cfg = match InstallConfig::load(path, false) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tiershim explain: {}", escape(&e.to_string()));
+            return e.exit();
+        }
+    };
+    let user = a.user.clone().unwrap_or_else(|| nix::unistd::getuid().as_raw().to_string());
+    let home = match crate::access::account(&user) {
+        Ok(acc) => acc.home,
+        Err(e) => match (&a.user, ctx.var("HOME")) {
+            (None, Some(h)) => std::path::PathBuf::from(h),
+            _ => {
+                eprintln!("tiershim explain: --user {}: {e}", escape(&user));
+                return Exit::Usage;
+            }
+        },
+    };
+    match crate::fence::plan(&cfg, &home, &crate::fence::repos(&cfg), &|p| p.exists()) {
+        Ok(Some(rs)) => {
+            if a.json {
+                println!("{}", serde_json::to_string(&rs).unwrap_or_default());
+            } else {
+                crate::fence::describe(&rs).iter().for_each(|l| println!("{}", escape(l)));
+            }
+            Exit::Ok
+        }
+        Ok(None) => {
+            println!("kernel fence: off (kernel_fence: off in {})", cfg.path.display());
+            Exit::Ok
+        }
+        Err(e) => {
+            eprintln!("tiershim explain: {}", escape(&e.to_string()));
+            e.exit()
+        }
+    }
+}
+
 pub fn run(ctx: &Context, a: Args) -> Exit {
+    if a.fence {
+        return fence(ctx, &a);
+    }
     let Some(tool) = Tool::from_name(&a.call[0]) else {
         eprintln!("tiershim explain: `{}` is not a gated tool ({})", escape(&a.call[0]), Tool::names());
         return Exit::Usage;
@@ -77,7 +132,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         }
     };
     let cfg = match &cfg_path {
-        Some(p) => match InstallConfig::load_as_gate(p, hardened_gate(p, tool)) {
+        Some(p) => match InstallConfig::load_as_gate(p, install::hardened_gate(p)) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("tiershim explain: {}", escape(&e.to_string()));
@@ -124,12 +179,19 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     let mut d = decision::decide(&inv, &policy, &req);
     if !d.needs.is_empty() {
         let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
-        match gate::gather(&cfg, &cwd, &inv, &d.needs) {
+        let (real_env, _) = gate::real_env(&cfg, &ctx.env, &policy, d.effective_tier);
+        match gate::gather(&cfg, &cwd, &inv, &d.needs, &real_env) {
             Ok(f) => req.facts = f,
             Err(e) => {
                 eprintln!("tiershim explain: {}", escape(&e.to_string()));
                 return e.exit();
             }
+        }
+        // explain connects to no remote host: what the gate would read there is unknown here.
+        if d.needs.remote {
+            req.facts.remote = Some(Err(
+                "tiershim explain does not connect to remote hosts (the gate reads them over ssh when it runs the call)".into(),
+            ));
         }
         // The cooldown counts as they are now (no lock: explain records nothing).
         match gate::cooldown(&cfg, &d.needs, ctx.now, false) {
@@ -147,8 +209,13 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     // An allowed call whose real tool the gate cannot run ends as the gate's would: 127 for a
     // missing tool, 78 for one that is tiershim itself.
     let mut failure = None;
+    // An install's gate runs no real tool without a trusted tool home either.
+    let ready = crate::exec::resolve_real(&cfg, tool).and_then(|_| match &cfg_path {
+        Some(_) => cfg.tool_home().map(|_| ()),
+        None => Ok(()),
+    });
     if d.verdict == Verdict::Allow
-        && let Err(e) = crate::exec::resolve_real(&cfg, tool)
+        && let Err(e) = ready
     {
         message = match &e {
             Error::RealMissing { .. } => format!(
@@ -303,14 +370,4 @@ fn installed_config(prefix: Option<&Path>, tier: u8) -> Result<Option<PathBuf>, 
             prefix.display()
         ))
     }
-}
-
-/// Whether the gate reached through `cfg`'s directory runs hardened (setgid): the binary its
-/// link for `tool` points at, else the installation's `bin/tiershim`.
-fn hardened_gate(cfg: &Path, tool: Tool) -> bool {
-    let dir = cfg.parent().unwrap_or(Path::new("/"));
-    [dir.join(tool.name()), dir.join("../../../bin/tiershim")]
-        .iter()
-        .find_map(|p| std::fs::metadata(p).ok())
-        .is_some_and(|m| m.mode() & 0o2000 != 0)
 }

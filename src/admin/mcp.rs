@@ -9,7 +9,7 @@ use crate::exit::Exit;
 use crate::install::InstallConfig;
 use crate::sanitize::escape;
 use crate::skill::Sources as InstallSources;
-use crate::skill::served::{Scanner, Selection, Session};
+use crate::skill::served::{Selection, Session};
 
 /// Where the served skills come from.
 #[derive(Debug, Clone, clap::Args)]
@@ -19,9 +19,10 @@ pub struct Sources {
     /// session's ceiling (3 without --config), which CLAUDEOPS_TIER lowers as in the gate.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Serve this skills directory too (absolute; repeatable; after the install's; an earlier
-    /// one wins for a name found twice). Without --config and --skills-dir: ./.agent/skills, ./.claude/skills,
-    /// ~/.agent/skills, ~/.claude/skills, in that order.
+    /// Serve every SKILL.md at any depth of this directory too (absolute; repeatable; after the
+    /// install's; an earlier one wins for a skill found twice). Without --config and
+    /// --skills-dir: ./.agent/skills, ~/.agent/skills, ./.claude/skills, ~/.claude/skills, in
+    /// that order.
     #[arg(long = "skills-dir", value_name = "DIR")]
     skills_dir: Vec<PathBuf>,
 }
@@ -87,7 +88,7 @@ pub fn run_mcp(ctx: &Context, a: McpArgs) -> Exit {
 
 #[derive(Debug, clap::Args)]
 pub struct InstructionsArgs {
-    /// List the skills as plain text instead of <available_skills> XML.
+    /// Print the guide bare, without the <skills-mcp-instructions> tags around it.
     #[arg(long)]
     no_xml: bool,
     #[command(flatten)]
@@ -95,14 +96,10 @@ pub struct InstructionsArgs {
 }
 
 pub fn run_instructions(ctx: &Context, a: InstructionsArgs) -> Exit {
-    let (selection, session) = match a.sources.resolve(ctx, "instructions") {
-        Ok(s) => s,
+    let session = match a.sources.resolve(ctx, "instructions") {
+        Ok((_, session)) => session,
         Err(exit) => return exit,
     };
-    let scanner = Scanner::new(selection);
-    for p in &scanner.served.problems {
-        eprintln!("tiershim instructions: warning: {}: {}", escape(&p.path), escape(&p.message));
-    }
-    print!("{}", crate::mcp::guide::guide(&scanner.served, &session, !a.no_xml));
+    print!("{}", crate::mcp::guide::instructions(&session, !a.no_xml));
     Exit::Ok
 }

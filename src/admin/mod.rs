@@ -2,12 +2,14 @@
 //! the gate; none executes anything it is asked about.
 
 mod audit;
+mod check;
 mod cooldown;
 mod doctor;
 mod explain;
 #[cfg(test)]
 mod generate;
 mod inventory;
+mod launch;
 mod mcp;
 mod policy_check;
 mod shell;
@@ -56,6 +58,13 @@ enum Command {
     Policy(PolicyCommand),
     /// Start the restricted shell (rbash) of an installed tier: PATH is the tier directory only.
     Shell(shell::Args),
+    /// Start an agent (Claude Code) in its tier, as root: checks the install and the shell
+    /// Claude Code will take, sets up the kernel fence and the tier's managed settings, then runs
+    /// the command as the agent's user with a clean environment. Refuses (78) on any fault.
+    Launch(launch::Args),
+    /// Parse and validate what the gate reads, like `visudo -c`: each tier's tiershim.yaml, the
+    /// policy directory, every skill; `file:line:column:` for each fault; exit 0 or 78.
+    Check(check::Args),
     /// Check an installation: links, config, real tools out of the agent's reach, passthrough
     /// tools, permissions, audit log, policy. A summary (one line per tool across the tiers,
     /// one per part) and then one line per check; `--json`; exit 0 only when all hold.
@@ -106,7 +115,9 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
         Command::Shell(a) => shell::run(ctx, a),
+        Command::Launch(a) => launch::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Check(a) => check::run(a),
         Command::Skills { command, common } => skills::run(ctx, command, common),
         Command::Mcp(a) => mcp::run_mcp(ctx, a),
         Command::Instructions(a) => mcp::run_instructions(ctx, a),

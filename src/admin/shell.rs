@@ -10,10 +10,11 @@
 //! rbash, and only by absolute path.
 
 use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::claude;
 use crate::context::Context;
 use crate::error::Error;
 use crate::exit::Exit;
@@ -36,9 +37,13 @@ pub struct Args {
     /// always read; /etc/profile and ~/.bash_profile never are.
     #[arg(short = 'l', long = "login")]
     login: bool,
-    /// Run the first argument as a command line and exit with its status (as `bash -c`).
+    /// Run the first argument as a command line and exit with its status (as `bash -c`). Claude
+    /// Code's wrapped form of a Bash tool call is unwrapped first (see README, "Claude Code").
     #[arg(short = 'c')]
     command: bool,
+    /// Print rbash's version and exit (what a harness runs to check that this is a shell).
+    #[arg(long)]
+    version: bool,
     /// With -c: the command line, then `$0` and the positional parameters.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
     args: Vec<String>,
@@ -95,7 +100,7 @@ fn never_kept(var: &str) -> bool {
 }
 
 /// sudo's `env_check`: a locale or terminal value holding `/` or `%` could name a file to load.
-fn safe_value(var: &str, value: &[u8]) -> bool {
+pub(crate) fn safe_value(var: &str, value: &[u8]) -> bool {
     if value.iter().any(|b| b.is_ascii_control()) {
         return false;
     }
@@ -113,13 +118,19 @@ fn config_error(e: &Error) -> Exit {
 }
 
 /// The prefix this binary is installed in: `<prefix>/bin/tiershim`.
-fn own_prefix() -> Option<PathBuf> {
+pub(crate) fn own_prefix() -> Option<PathBuf> {
     let exe = std::fs::read_link("/proc/self/exe").ok()?;
     Some(exe.parent()?.parent()?.to_path_buf())
 }
 
 pub fn run(ctx: &Context, a: Args) -> Exit {
     let _ = a.login; // accepted for compatibility; see the field's doc
+    if a.version {
+        return match find_rbash() {
+            Some(rbash) => exec(rbash, &["rbash".into(), "--version".into()], &[]),
+            None => rbash_missing(),
+        };
+    }
     if !a.command && !a.args.is_empty() {
         eprintln!("tiershim shell: arguments need -c (tiershim shell --tier N -c 'CMD'); scripts are not run");
         return Exit::Usage;
@@ -171,17 +182,36 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             });
         }
     }
-    let Some(rbash) = RBASH
-        .iter()
-        .map(Path::new)
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
-    else {
-        eprintln!(
-            "tiershim shell: rbash is not installed (looked for {}); install bash, which provides it",
-            RBASH.join(", ")
-        );
-        return Exit::NotFound;
+    let Some(rbash) = find_rbash() else {
+        return rbash_missing();
     };
+    let home = agent_home(ctx);
+    let fenced = match fence(&cfg, &home) {
+        Ok(f) => f,
+        Err(e) => return config_error(&e),
+    };
+    // Claude Code's wrapper around a Bash tool call, unwrapped (crate::claude): the model's
+    // command runs as `eval '<command>'` under every rbash restriction, and the working directory
+    // the wrapper would have written with `pwd -P >|` (which rbash refuses) is written here.
+    let mut args = a.args.clone();
+    if a.command {
+        match args.first().and_then(|t| claude::recognise(t)) {
+            None => {}
+            Some(claude::Form::EnvProbe) => args[0] = "printenv".into(),
+            Some(claude::Form::Snapshot(_)) => {
+                eprintln!("tiershim shell: the restricted shell makes no shell snapshot; each command starts from the tier's profile");
+                return Exit::Failure;
+            }
+            Some(claude::Form::Call(call)) => {
+                if let Err(e) = write_cwd(&call.cwd_file, &ctx.cwd) {
+                    eprintln!("tiershim shell: {}: {e}", call.cwd_file.display());
+                    return Exit::Failure;
+                }
+                let redirect = if call.stdin_null { " < /dev/null" } else { "" };
+                args[0] = format!("eval {}{redirect}", claude::quote(&call.command));
+            }
+        }
+    }
 
     let mut env: Vec<(OsString, OsString)> = Vec::new();
     for (k, v) in &ctx.env {
@@ -194,6 +224,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     env.push(("PATH".into(), dir.clone().into_os_string()));
     env.push(("SHELL".into(), rbash.as_os_str().to_owned()));
     env.push(("CLAUDEOPS_TIER".into(), a.tier.to_string().into()));
+    // Inside the fence the agent's temporary files go to its private directory (bash's large
+    // here-documents, Claude Code's background output), the only temporary place it may write.
+    if fenced && crate::fence::tmp_dir(&home).is_dir() {
+        env.push(("TMPDIR".into(), crate::fence::tmp_dir(&home).into_os_string()));
+    }
 
     let mut argv: Vec<OsString> = vec!["rbash".into(), "--restricted".into(), "--noprofile".into()];
     if a.command {
@@ -201,14 +236,102 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         env.push(("BASH_ENV".into(), profile.clone().into_os_string()));
         argv.push("--norc".into());
         argv.push("-c".into());
-        argv.extend(a.args.iter().map(OsString::from));
+        argv.extend(args.iter().map(OsString::from));
     } else {
         argv.extend(["--rcfile".into(), profile.clone().into_os_string(), "-i".into()]);
     }
     exec(rbash, &argv, &env)
 }
 
-fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {
+/// The home directory of the caller's account (`/etc/passwd`, by uid), where the fence keeps the
+/// agent's state writable; `HOME` only when the account has no entry.
+fn agent_home(ctx: &Context) -> PathBuf {
+    let uid = nix::unistd::getuid().as_raw().to_string();
+    match crate::access::account(&uid) {
+        Ok(a) => a.home,
+        Err(_) => ctx.var("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/nonexistent")),
+    }
+}
+
+/// Was this binary installed setgid (a hardened install)? The admin CLI has already dropped the
+/// group, so the file's mode tells.
+fn hardened_binary() -> bool {
+    std::fs::metadata("/proc/self/exe").is_ok_and(|m| m.mode() & 0o2000 != 0)
+}
+
+/// The kernel fence for this shell (crate::fence). A shell already inside a Landlock domain (as
+/// `tiershim launch` starts Claude Code) inherits it. Otherwise the shell makes the tier's
+/// domain itself, except where that would weaken the install or leave part of the fence out:
+/// a hardened install refuses (the `no_new_privs` an unprivileged domain needs would stop the
+/// setgid gate from getting its group), and a tier whose ruleset has read-only bind mounts
+/// refuses unless running as root. Returns whether the fence is on.
+fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
+    use crate::fence;
+    let Some(rs) = fence::plan(cfg, home, &fence::repos(cfg), &|p| p.exists())? else {
+        return Ok(false);
+    };
+    if fence::fenced(&rs.probe)? {
+        return Ok(true);
+    }
+    if hardened_binary() {
+        return Err(Error::Fence(format!(
+            "this shell is not inside a Landlock domain, and a hardened install's shell cannot make one (the no_new_privs it \
+             needs would stop the setgid gate from getting its group); start the agent with `tiershim launch --tier {} --user USER -- …` as root",
+            rs.tier
+        )));
+    }
+    let root = nix::unistd::geteuid().is_root();
+    if !rs.read_only.is_empty() {
+        if !root {
+            let shown: Vec<String> = rs.read_only.iter().map(|e| e.path.display().to_string()).collect();
+            return Err(Error::Fence(format!(
+                "tier {} keeps {} read-only with bind mounts, which only root can make; start the agent with `tiershim launch` as root",
+                rs.tier,
+                shown.join(", ")
+            )));
+        }
+        fence::private_namespace()?;
+        fence::bind_read_only(&rs.read_only)?;
+    }
+    fence::restrict(&rs, !root)?;
+    Ok(true)
+}
+
+fn find_rbash() -> Option<&'static Path> {
+    RBASH
+        .iter()
+        .map(Path::new)
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
+}
+
+fn rbash_missing() -> Exit {
+    eprintln!(
+        "tiershim shell: rbash is not installed (looked for {}); install bash, which provides it",
+        RBASH.join(", ")
+    );
+    Exit::NotFound
+}
+
+/// What Claude Code's `pwd -P >| FILE` would write: the physical working directory. The
+/// restricted shell refuses `cd`, so the command cannot move it, and it is known before the
+/// command runs. Written without following a link at FILE, with the caller's own rights.
+fn write_cwd(file: &Path, cwd: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let physical = std::fs::canonicalize(cwd)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(file)?;
+    let mut line = physical.into_os_string().into_vec();
+    line.push(b'\n');
+    f.write_all(&line)
+}
+
+pub(crate) fn exec(path: &Path, argv: &[OsString], env: &[(OsString, OsString)]) -> Exit {
     let cstr = |b: &[u8]| CString::new(b).ok();
     let Some(p) = cstr(path.as_os_str().as_bytes()) else {
         return Exit::Internal;

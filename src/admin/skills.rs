@@ -22,12 +22,13 @@ pub struct Common {
     /// Print JSON.
     #[arg(long, global = true)]
     json: bool,
-    /// Read the skills `tiershim mcp --skills-dir DIR` serves (absolute; repeatable; an earlier
-    /// directory wins for a name found twice, and `list` shows the copies it shadows).
+    /// Read the skills `tiershim mcp --skills-dir DIR` serves: every SKILL.md at any depth
+    /// (absolute; repeatable; an earlier directory wins for a skill found twice, and `list` shows
+    /// the copies it shadows).
     #[arg(long = "skills-dir", value_name = "DIR", global = true)]
     skills_dir: Vec<PathBuf>,
     /// Read the skills `tiershim mcp` serves without --config or --skills-dir: ./.agent/skills,
-    /// ./.claude/skills, ~/.agent/skills, ~/.claude/skills, the first copy of a name winning.
+    /// ~/.agent/skills, ./.claude/skills, ~/.claude/skills, the first copy of a skill winning.
     #[arg(long, global = true, conflicts_with_all = ["config", "skills_dir"])]
     agent_dirs: bool,
 }

@@ -38,7 +38,7 @@
 use std::collections::BTreeSet;
 
 use crate::grammar::opts::{self, Arity, Item, Opt, Style, Unknown};
-use crate::grammar::{Access, Action, Body, Contents, Invocation, LocalFile, http};
+use crate::grammar::{Access, Action, Body, Claim, Contents, Invocation, LocalFile, http};
 use crate::tool::Tool;
 
 /// `-q` as argv[1] stops curl reading `.curlrc` (`tool_operate.c` only looks at argv[1]).
@@ -64,6 +64,7 @@ const STYLE: Style = Style {
     negation: true,
     interspersed: true,
     double_dash: true,
+    end_of_options: false,
     unknown: Unknown::Error,
 };
 
@@ -901,10 +902,29 @@ pub fn parse_with(args: &[String], contents: &Contents) -> Invocation {
     match transfers(&parsed.items, contents, &mut files) {
         Ok(actions) => {
             inv.files = files;
+            inv.claims = proxy_claims(&parsed.items);
             actions.into_iter().fold(inv, Invocation::with_action)
         }
         Err(p) => inv.with_problem(p),
     }
+}
+
+/// Every option that sends the request somewhere but the URL's host (a proxy, `--connect-to`,
+/// `--resolve`, DNS): curl sends the credentials of a pinned proxy (`https_proxy=http://u:p@…`)
+/// to whatever it connects to first, so with one pinned it may only be the pinned proxy.
+fn proxy_claims(items: &[Item]) -> Vec<Claim> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Opt(f) if REROUTE.contains(&f.id) && !f.negated => Some(Claim::Destination {
+                var: "HTTPS_PROXY",
+                value: f.value.clone().unwrap_or_default(),
+                flag: f.written.split('=').next().unwrap_or_default().to_string(),
+            }),
+            _ => None,
+        })
+        .filter(|c| !matches!(c, Claim::Destination { value, .. } if value.is_empty()))
+        .collect()
 }
 
 /// Walk argv in order, one segment per transfer.

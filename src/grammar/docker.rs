@@ -52,7 +52,7 @@
 //! buildx flags of `docker build` when buildx is the default builder, are refused until added.
 
 use crate::grammar::opts::{self, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, ComposeFiles, Invocation, Project, Target};
+use crate::grammar::{Access, Action, Claim, ComposeFiles, Invocation, LocalFile, Project, Target};
 use crate::tool::Tool;
 
 /// Nothing to insert: the hardening for docker is the environment and the pinned endpoint.
@@ -966,8 +966,11 @@ const CHECKPOINT: &[Sub] = &[
     (&["rm", "remove"], Cmd::new("checkpoint rm", &[CHECKPOINT_DIR])),
 ];
 
+/// `docker trust inspect [--pretty] IMAGE…` (docker/cli `cli/command/trust/inspect.go`).
+const TRUST_INSPECT: &[Opt] = &[Opt::flag("pretty", &["pretty"], &[])];
+
 const TRUST: &[Sub] = &[
-    (&["inspect"], Cmd::unread("trust inspect")),
+    (&["inspect"], Cmd::new("trust inspect", &[TRUST_INSPECT])),
     (&["key"], Cmd::unread("trust key")),
     (&["revoke"], Cmd::unread("trust revoke")),
     (&["sign"], Cmd::unread("trust sign")),
@@ -1150,10 +1153,12 @@ const COMPOSE: &[Sub] = &[
 /// Parse docker's argv (without the program name).
 pub fn parse(args: &[String]) -> Invocation {
     let mut inv = Invocation::new(Tool::Docker, args);
-    match parse_call(args) {
+    let mut files = Vec::new();
+    match parse_call(args, &mut files) {
         Ok((actions, claims)) => {
             inv.actions = actions;
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(problem) => inv.with_problem(problem),
@@ -1166,7 +1171,7 @@ const OPTIONS_FIRST: Style = Style {
     ..Style::PFLAG
 };
 
-fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
+fn parse_call(args: &[String], files: &mut Vec<LocalFile>) -> Result<(Vec<Action>, Vec<Claim>), String> {
     let root = opts::scan(args, GLOBAL, &OPTIONS_FIRST).map_err(|e| format!("docker: {e}"))?;
     let mut claims = Vec::new();
     let mut tls = false;
@@ -1194,7 +1199,7 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
         // `docker -v` prints the version; `docker` alone (or with `-h`, `-D`, …) prints help.
         None if root.has("version") => vec![Action::new("version")],
         None => vec![Action::new("help")],
-        Some((first, rest)) => subcommand(first, rest)?,
+        Some((first, rest)) => subcommand(first, rest, files)?,
     };
     if tls {
         actions.push(Action::new(TLS_VERB));
@@ -1202,7 +1207,7 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
     Ok((actions, claims))
 }
 
-fn subcommand(word: &str, rest: &[String]) -> Result<Vec<Action>, String> {
+fn subcommand(word: &str, rest: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     if word == "help" {
         // `docker help X` prints X's help; for a plugin it runs the plugin to ask it.
         return Ok(vec![match rest.first() {
@@ -1211,13 +1216,38 @@ fn subcommand(word: &str, rest: &[String]) -> Result<Vec<Action>, String> {
         }]);
     }
     if word == "compose" {
-        return compose(rest);
+        return compose(rest, files);
+    }
+    if word == "buildx" {
+        return Ok(vec![buildx(rest)]);
     }
     match toplevel(word) {
-        Some(Top::Cmd(cmd)) => Ok(vec![read(&cmd, rest, NONE)?]),
-        Some(Top::Group(subs)) => group(word, subs, rest),
+        Some(Top::Cmd(cmd)) => Ok(vec![read(&cmd, rest, NONE, files)?]),
+        Some(Top::Group(subs)) => group(word, subs, rest, files),
         // A CLI plugin (`docker-<word>`) or a typo: named as typed, so nothing classifies it.
         None => Ok(vec![Action::new(word)]),
+    }
+}
+
+/// The buildx plugin (`docker-buildx`): its reads of the builders (`ls`, `du`, and `inspect`
+/// without `--bootstrap`, which starts one) are verbs of their own; anything else keeps the
+/// plugin's name, which the policy does not classify. `--builder <name>` may come first.
+fn buildx(rest: &[String]) -> Action {
+    let mut words = rest.iter().map(String::as_str).peekable();
+    let mut sub = None;
+    while let Some(w) = words.next() {
+        if w == "--builder" {
+            words.next();
+        } else if !w.starts_with('-') {
+            sub = Some(w);
+            break;
+        }
+    }
+    let bootstraps = rest.iter().any(|w| w == "--bootstrap" || w.starts_with("--bootstrap="));
+    match sub {
+        Some(s @ ("ls" | "du")) => Action::new(format!("buildx {s}")),
+        Some("inspect") if !bootstraps => Action::new("buildx inspect"),
+        _ => Action::new("buildx"),
     }
 }
 
@@ -1230,7 +1260,7 @@ fn find(subs: &[Sub], word: &str) -> Option<Cmd> {
 }
 
 /// A management group (`container`, `image`, …): the next word is its subcommand.
-fn group(name: &str, subs: &[Sub], args: &[String]) -> Result<Vec<Action>, String> {
+fn group(name: &str, subs: &[Sub], args: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let Some((first, rest)) = args.split_first() else {
         return Ok(vec![Action::new("help")]);
     };
@@ -1242,13 +1272,14 @@ fn group(name: &str, subs: &[Sub], args: &[String]) -> Result<Vec<Action>, Strin
         return Err(format!("docker {name}: option {first} before the subcommand is not understood"));
     }
     Ok(vec![match find(subs, first) {
-        Some(cmd) => read(&cmd, rest, NONE)?,
+        Some(cmd) => read(&cmd, rest, NONE, files)?,
         None => Action::new(format!("{name} {first}")),
     }])
 }
 
-/// Read one subcommand's arguments against its table (plus `extra`, and help).
-fn read(cmd: &Cmd, args: &[String], extra: &[Opt]) -> Result<Action, String> {
+/// Read one subcommand's arguments against its table (plus `extra`, and help). The local files
+/// it reads or writes go to `files`.
+fn read(cmd: &Cmd, args: &[String], extra: &[Opt], files: &mut Vec<LocalFile>) -> Result<Action, String> {
     if cmd.args == Args::Unread {
         return Ok(Action::new(if unread_help(args) { "help" } else { cmd.verb }));
     }
@@ -1272,7 +1303,46 @@ fn read(cmd: &Cmd, args: &[String], extra: &[Opt]) -> Result<Action, String> {
     check_operands(cmd.verb, &parsed.positionals()).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
     let mut action = Action::new(cmd.verb);
     (cmd.marks)(&parsed, &mut action).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
+    files.extend(local_files(cmd.verb, &parsed));
     Ok(action)
+}
+
+/// The local files a command writes or reads, as the client names them (the local-write
+/// model): `-o` of `save`, `export`, `compose export`, `compose config`; `--iidfile` of `build`;
+/// `--cidfile` of `run`/`create`; and `cp`'s local side (cli/command/container/cp.go
+/// `splitCpArg`: a path starting with `/`, with no `:`, or with a `.` before its `:`): what
+/// comes out of a container is an archive whose names the container chooses, what goes in is
+/// read here.
+fn local_files(verb: &str, p: &Parsed) -> Vec<LocalFile> {
+    let flag_of = |f: &opts::Found| f.written.split('=').next().unwrap_or_default().to_string();
+    let named = |id: &str| -> Vec<LocalFile> {
+        p.all(id)
+            .into_iter()
+            .filter_map(|f| {
+                let v = f.value.as_deref().filter(|v| !v.is_empty() && *v != "-")?;
+                Some(LocalFile::write(v, flag_of(f)))
+            })
+            .collect()
+    };
+    match verb {
+        "save" | "export" | "compose export" | "compose config" => named("output"),
+        "build" => named("iidfile"),
+        "run" | "create" => named("cidfile"),
+        "cp" | "compose cp" => {
+            let ops = p.positionals();
+            let [src, dst] = ops.as_slice() else { return Vec::new() };
+            let local = |a: &str| a.starts_with('/') || a.split_once(':').is_none_or(|(c, _)| c.starts_with('.'));
+            let mut out = Vec::new();
+            if local(dst) && *dst != "-" {
+                out.push(LocalFile::writes(*dst, verb, Access::WriteTree));
+            }
+            if local(src) && *src != "-" {
+                out.push(LocalFile::read(*src, verb, false));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A verb whose options the grammar does not read prints its help, and sends nothing, when
@@ -1389,7 +1459,7 @@ fn is_reference(s: &str) -> bool {
 }
 
 /// `docker compose [project options] SUBCOMMAND …`
-fn compose(args: &[String]) -> Result<Vec<Action>, String> {
+fn compose(args: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let root = opts::scan(args, COMPOSE_GLOBAL, &OPTIONS_FIRST).map_err(|e| format!("docker compose: {e}"))?;
     let mut extra: Vec<Action> = Vec::new();
     let mut add = |verb: &str| {
@@ -1414,7 +1484,7 @@ fn compose(args: &[String]) -> Result<Vec<Action>, String> {
         // compose's own `help [SUBCOMMAND]` prints help.
         Some((sub, _)) if sub == "help" => Action::new("help"),
         Some((sub, rest)) => match find(COMPOSE, sub) {
-            Some(cmd) => read(&cmd, rest, DRY_RUN)?,
+            Some(cmd) => read(&cmd, rest, DRY_RUN, files)?,
             None => Action::new(format!("compose {sub}")),
         },
     };
@@ -1799,6 +1869,41 @@ mod tests {
         inv.actions.iter().map(|a| a.verb.clone()).collect()
     }
 
+    #[test]
+    fn local_files_docker_writes_and_reads_are_declared() {
+        let files = |words: &[&str]| -> Vec<(String, Access, String)> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.files.into_iter().map(|f| (f.path, f.access, f.flag)).collect()
+        };
+        let f = |p: &str, a: Access, flag: &str| (p.to_string(), a, flag.to_string());
+        assert_eq!(files(&["save", "-o", "img.tar", "app:1"]), [f("img.tar", Access::Write, "-o")]);
+        assert_eq!(files(&["image", "save", "app:1"]), []);
+        assert_eq!(
+            files(&["container", "export", "--output=c.tar", "web"]),
+            [f("c.tar", Access::Write, "--output")]
+        );
+        assert_eq!(
+            files(&["compose", "config", "-o", "full.yaml"]),
+            [f("full.yaml", Access::Write, "-o")]
+        );
+        assert_eq!(
+            files(&["build", "--iidfile", "id.txt", "."]),
+            [f("id.txt", Access::Write, "--iidfile")]
+        );
+        assert_eq!(
+            files(&["run", "--cidfile", "cid", "alpine"]),
+            [f("cid", Access::Write, "--cidfile")]
+        );
+        assert_eq!(files(&["cp", "web:/etc/nginx", "conf"]), [f("conf", Access::WriteTree, "cp")]);
+        assert_eq!(files(&["cp", "./a:b", "web:/tmp"]), [f("./a:b", Access::Read, "cp")]);
+        assert_eq!(files(&["cp", "web:/var/log/x", "-"]), []);
+        assert_eq!(
+            files(&["compose", "cp", "api:/srv/out", "/tmp/out"]),
+            [f("/tmp/out", Access::WriteTree, "compose cp")]
+        );
+    }
+
     fn action(words: &[&str]) -> Action {
         let inv = parse(&argv(words));
         assert_eq!(inv.problem, None, "{words:?}");
@@ -2128,6 +2233,16 @@ mod tests {
         assert_eq!(verbs(&["volume", "remove", "data"]), vec!["volume rm"]);
         assert_eq!(verbs(&["login", "-u", "x", "--password-stdin"]), vec!["login"]);
         assert_eq!(verbs(&["context", "use", "prod"]), vec!["context use"]);
+    }
+
+    #[test]
+    fn buildx_reads_of_the_builders_are_verbs_of_their_own() {
+        assert_eq!(verbs(&["buildx", "ls"]), vec!["buildx ls"]);
+        assert_eq!(verbs(&["buildx", "--builder", "b", "du", "--verbose"]), vec!["buildx du"]);
+        assert_eq!(verbs(&["buildx", "inspect", "b"]), vec!["buildx inspect"]);
+        assert_eq!(verbs(&["buildx", "inspect", "--bootstrap"]), vec!["buildx"]);
+        assert_eq!(verbs(&["buildx", "rm", "b"]), vec!["buildx"]);
+        assert_eq!(verbs(&["trust", "inspect", "--pretty", "nginx"]), vec!["trust inspect"]);
     }
 
     #[test]

@@ -687,13 +687,18 @@ fn classify_leaf(
 ) -> Result<Vec<Action>, String> {
     let pass_through = PASS_THROUGH.iter().any(|g| verb.split(' ').next() == Some(*g));
     let Some(table) = strict_table(verb) else {
-        let loose = opts::scan(rest, &[HELP, JQ], &STRIP)?;
+        let loose = opts::scan(rest, &[HELP, JQ, HOSTNAME], &STRIP)?;
         if !pass_through && loose.has("help") && !rest.iter().any(|a| is_cluster(a)) {
             return Ok(vec![Action::new("help")]);
         }
         path_operands(verb, rest)?;
         url_claims(verb, &loose.positionals(), claims);
-        return Ok(with_jq_env(vec![Action::new(verb)], &loose));
+        hostname_claims(&loose, claims);
+        let mut a = Action::new(verb);
+        if matches!(verb, "repo clone" | "repo fork") && git_clone_flags_judged(rest) {
+            a.add("git-flags");
+        }
+        return Ok(with_jq_env(vec![a], &loose));
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
     if p.has("help") {
@@ -702,6 +707,7 @@ fn classify_leaf(
     files.extend(download_files(verb, &p));
     if verb != "api" {
         url_claims(verb, &p.positionals(), claims);
+        hostname_claims(&p, claims);
     }
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
@@ -752,6 +758,18 @@ fn classify_leaf(
         }
     }
     Ok(vec![a])
+}
+
+/// `--hostname`, which `attestation`, `auth` and others take: the host gh sends its token to.
+const HOSTNAME: Opt = Opt::value("hostname", &["hostname"], &[]);
+
+/// Every `--hostname` names a host gh talks to (and sends a token to): like a repository's
+/// host, it must be github.com or the pinned `GH_HOST`.
+fn hostname_claims(p: &Parsed, claims: &mut Vec<Claim>) {
+    for f in p.all("hostname") {
+        let written = f.written.split('=').next().unwrap_or_default();
+        host_claim(f.value.clone(), written, claims);
+    }
 }
 
 /// `--jq`/`-q`, which every command with `--json` takes (cmdutil.AddJSONFlags), and `gh api`.
@@ -1317,6 +1335,21 @@ fn url_claims(verb: &str, positionals: &[&str], claims: &mut Vec<Claim>) {
         };
         host_claim(host, "a URL argument", claims);
     }
+}
+
+/// `gh repo clone|fork … -- <gitflags>` runs `git clone <gitflags> …`: the flags are read with
+/// git's own grammar, and any that git's policy would judge (a program run by `--upload-pack`,
+/// `--template`, `-c`, `--separate-git-dir`, a remote-helper URL, or flags the git grammar
+/// cannot read) make the call one the gh policy refuses.
+fn git_clone_flags_judged(rest: &[String]) -> bool {
+    let Some(dd) = rest.iter().position(|w| w == "--") else {
+        return false;
+    };
+    let mut args = vec!["clone".to_string()];
+    args.extend(rest[dd + 1..].iter().cloned());
+    args.push("https://github.com/o/r".to_string());
+    let inv = crate::grammar::git::parse(&args);
+    inv.problem.is_some() || inv.actions.len() != 1 || inv.actions.iter().any(|a| !a.marks.is_empty() || a.verb != "clone")
 }
 
 /// github.com is gh's default host; any other host must be the one this install pins.

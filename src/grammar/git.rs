@@ -1,22 +1,26 @@
 //! git: the global options of `git.c` `handle_options` (exact compares, no clusters, until the
 //! first word that does not start with `-`), then the subcommand's own options as
-//! `parse-options.c` reads them (unique-prefix abbreviations, `--no-`, options after arguments,
-//! clusters such as `-uf`), into one action for the command and one extra action for each
-//! global option that is refused on its own (`-c`, `--config-env`, `--exec-path=`,
-//! `--git-dir`, `--work-tree`, `--namespace`, `--shallow-file`) or each diff `--output` file.
+//! `parse-options.c` reads them (unique-prefix abbreviations, `--no-`, options after arguments
+//! unless the command stops at its first operand, clusters such as `-uf`, `--end-of-options`),
+//! into one action for the command and one extra action for each global option that is
+//! refused on its own (`-c`, `--config-env`, `--exec-path=`, `--git-dir`, `--work-tree`,
+//! `--bare`, `--namespace`, `--shallow-file`) or each file written (`--output`).
 //!
 //! Owns: the verb names (`push`, `branch create`, `stash drop`, `config set`, …), the marks the
-//! git policy matches (`force`, `default-branch`, `exec-option`, `remote-helper`, …), the
-//! recognition of gh's own credential-helper push, and [`PREPEND`].
+//! git policy matches (`force`, `default-branch`, `exec-option`, `remote-helper`, `discard`,
+//! …), what the scope checks and probes of a call ask the real git ([`ScopeTarget`],
+//! [`Probe`]), the files a call reads (`commit -F`), the recognition of gh's own
+//! credential-helper push, [`PREPEND`], and [`config_key`]: which configuration keys run a
+//! program or redirect a write.
 //!
 //! Must not: do I/O. What the repository's config, `push.default`, `remote.<n>.mirror` or the
-//! remote's default branch say is invisible here, so a push that does not name its destination
-//! branch is refused rather than guessed. Commands this file does not know (aliases,
-//! `git-<name>` programs on PATH, builtins nobody classified) keep the name as typed, and the
-//! policy refuses them as unclassified.
+//! remote's default branch say is invisible here: the gate asks the real git ([`Probe`]), and
+//! a push that does not name its destination branch is refused rather than guessed. Commands
+//! this file does not know (aliases, `git-<name>` programs on PATH, builtins nobody classified)
+//! keep the name as typed, and the policy refuses them as unclassified.
 
-use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
-use crate::grammar::{Action, Claim, Invocation, ScopeTarget};
+use crate::grammar::opts::{self, Item, Opt, Parsed, Style, Unknown};
+use crate::grammar::{Access, Action, Claim, GitAt, Input, Inputs, Invocation, LocalFile, Probe, Replay, ScopeTarget, Sources, Understood};
 use crate::tool::Tool;
 
 /// Inserted before the caller's arguments on every exec. Command-line `-c` beats every config
@@ -27,10 +31,14 @@ use crate::tool::Tool;
 /// git's defaults so signing still works), and the `ext`/`fd` transports. The `file` transport
 /// is off because a push to a local path runs that repository's hooks as the caller (hooksPath
 /// does not reach the other repository). The editors are `true`, not `false`, so that
-/// `rebase --continue` and `commit --amend` still finish without a terminal.
+/// `rebase --continue` and `commit --amend` still finish without a terminal. A bare repository
+/// is used only when named explicitly (`safe.bareRepository=explicit`), so a directory laid
+/// out as one (`HEAD`, `config`, `objects/`, `refs/`) is never found by discovery.
 ///
 /// `credential.helper` is deliberately not reset: it would break https pushes and gh's own
-/// nested push. `diff.external` cannot be reset (an empty value makes `git diff` fail).
+/// nested push. `diff.external` cannot be reset (an empty value makes `git diff` fail). Both,
+/// and every other key of [`config_key`], are refused before exec when they come from a file
+/// the agent could have written (the gate reads the configuration with the real git first).
 pub const PREPEND: &[&str] = &[
     "--no-pager",
     "-c",
@@ -59,12 +67,14 @@ pub const PREPEND: &[&str] = &[
     "gpg.ssh.program=ssh-keygen",
     "-c",
     "gpg.x509.program=gpgsm",
+    "-c",
+    "safe.bareRepository=explicit",
 ];
 
 /// Destination branch names treated as the repository's default (or protected) branch. The
-/// gate cannot ask the remote for its HEAD, so a push whose destination is one of these (after
-/// `refs/heads/` or `heads/`, compared case-insensitively) is marked `default-branch`. `HEAD`
-/// as a destination is the remote's own HEAD, which is its default branch.
+/// gate also asks the real git for the remote's default branch (`<remote>/HEAD`), so a push to
+/// `stable` lands on the never rule where that is the default; these names are refused even
+/// when the remote's HEAD names another. `HEAD` as a destination is the remote's own HEAD.
 pub const DEFAULT_BRANCHES: &[&str] = &["main", "master", "trunk", "develop", "production", "HEAD"];
 
 /// Merge strategies built into git. Any other name runs `git-merge-<name>` found on PATH.
@@ -103,10 +113,12 @@ const READ_ONLY: &[&str] = &[
     "diff-files",
     "diff-index",
     "cherry",
+    "whatchanged",
+    "merge-tree",
 ];
 
-/// Local mutations whose options do not change the tier; not scanned.
-const LOCAL_UNSCANNED: &[&str] = &["add", "restore", "am", "clean"];
+/// Local changes whose options do not change the tier; not scanned.
+const LOCAL_UNSCANNED: &[&str] = &["add"];
 
 /// Commands with their own handling below (for `git <cmd> --help`).
 const HANDLED: &[&str] = &[
@@ -127,40 +139,140 @@ const HANDLED: &[&str] = &[
     "symbolic-ref",
     "checkout",
     "switch",
+    "restore",
     "reset",
     "rm",
     "mv",
+    "clean",
     "merge",
     "rebase",
     "cherry-pick",
     "revert",
+    "am",
     "init",
     "apply",
+    "fsck",
+    "notes",
+    "archive",
+    "format-patch",
+    "fast-export",
+    "bisect",
+    "rerere",
+    "sparse-checkout",
+    "bundle",
+    "submodule",
+    "lfs",
     "help",
     "version",
 ];
 
 const STYLE: Style = Style::GIT_PARSE_OPTIONS;
 
+/// `parse_options(…, PARSE_OPT_STOP_AT_NON_OPTION)`: options end at the first operand, which
+/// and everything after it are operands (`git config <name> --get` sets `<name>` to `--get`).
+const STOP_AT_OPERAND: Style = Style {
+    interspersed: false,
+    ..STYLE
+};
+
+/// The call without the mailboxes `git am` reads (policy examples, a first look).
 pub fn parse(args: &[String]) -> Invocation {
+    parse_with(args, &Inputs::default())
+}
+
+/// The call, with the mailboxes `git am` reads as the gate read them (`script_input`).
+pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     let mut inv = Invocation::new(Tool::Git, args);
-    match parse_call(args) {
-        Ok((actions, claims)) => {
+    match parse_call(args, inputs) {
+        Ok((actions, claims, files)) => {
             inv.actions = actions;
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(problem) => inv.with_problem(problem),
     }
 }
 
-/// The global options, then the command. The command's action comes first (it names the call
-/// in the log); refused global options follow as actions of their own.
-fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
-    let mut config: Vec<&str> = Vec::new();
-    let mut chdir: Vec<String> = Vec::new();
-    let mut extra: Vec<Action> = Vec::new();
-    let mut prints_only = false;
+/// The mailboxes `git am` reads, for the gate to read (and seal) first: the files it names,
+/// or stdin when it names none. Nothing for every other command, and for `am --continue` and
+/// the other ways to go on with a stopped `am`.
+pub fn sources(args: &[String]) -> Sources {
+    let Ok(g) = globals(args) else {
+        return Sources::default();
+    };
+    let start = g.end + 1;
+    if args.get(g.end).map(String::as_str) != Some("am") || g.prints_only {
+        return Sources::default();
+    }
+    let rest = &args[start..];
+    let Ok(p) = scan(rest, AM_OPTS) else {
+        return Sources::default();
+    };
+    if AM_RESUME.iter().any(|m| on(&p, m)) {
+        return Sources::default();
+    }
+    // Which words are operands: those neither an option nor an option's separate value.
+    let mut taken = std::collections::BTreeSet::new();
+    for f in p.opts() {
+        taken.insert(f.at);
+        if f.value.is_some() && rest.get(f.at).is_some_and(|w| *w != f.written) {
+            taken.insert(f.at.saturating_sub(1));
+        }
+    }
+    let mut operands = Vec::new();
+    let mut after_end = false;
+    for (k, w) in rest.iter().enumerate() {
+        if after_end {
+            operands.push((w.clone(), start + k));
+        } else if (w == "--" || w == "--end-of-options") && !taken.contains(&k) {
+            after_end = true;
+        } else if !(taken.contains(&k) || (w.starts_with('-') && w.len() > 1)) {
+            operands.push((w.clone(), start + k));
+        }
+    }
+    Sources {
+        stdin: operands.is_empty(),
+        files: operands,
+    }
+}
+
+/// The global options of a git call that choose its repository, work tree and pathspec rules
+/// (none when argv cannot be read: the call is refused anyway).
+pub fn git_at(args: &[String]) -> GitAt {
+    globals(args).map(|g| g.at).unwrap_or_default()
+}
+
+/// What the global options said.
+struct Globals<'a> {
+    /// Index of the command word (or `args.len()`).
+    end: usize,
+    config: Vec<&'a str>,
+    chdir: Vec<String>,
+    at: GitAt,
+    extra: Vec<Action>,
+    prints_only: bool,
+}
+
+/// `--git-dir` and `--work-tree` values that name the repository discovery finds from the
+/// working directory anyway: its own `.git` and itself.
+fn same_repository(opt: &str, v: &str) -> bool {
+    match opt {
+        "--git-dir" => matches!(v, ".git" | "./.git" | ".git/" | "./.git/"),
+        "--work-tree" => matches!(v, "." | "./"),
+        _ => false,
+    }
+}
+
+fn globals(args: &[String]) -> Result<Globals<'_>, String> {
+    let mut g = Globals {
+        end: 0,
+        config: Vec::new(),
+        chdir: Vec::new(),
+        at: GitAt::default(),
+        extra: Vec::new(),
+        prints_only: false,
+    };
     let mut i = 0;
     while let Some(a) = args.get(i).map(String::as_str) {
         if !a.starts_with('-') || matches!(a, "--help" | "-h" | "--version" | "-v") {
@@ -170,15 +282,15 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
         // `skip_prefix(cmd, "--exec-path")`: `=` sets it, anything else prints it and exits.
         if let Some(rest) = a.strip_prefix("--exec-path") {
             if rest.starts_with('=') {
-                extra.push(Action::new("--exec-path"));
+                g.extra.push(Action::new("--exec-path"));
                 continue;
             }
-            prints_only = true;
+            g.prints_only = true;
             break;
         }
         match a {
             "--html-path" | "--man-path" | "--info-path" => {
-                prints_only = true;
+                g.prints_only = true;
                 break;
             }
             "-p"
@@ -186,57 +298,202 @@ fn parse_call(args: &[String]) -> Result<(Vec<Action>, Vec<Claim>), String> {
             | "-P"
             | "--no-pager"
             | "--no-replace-objects"
-            | "--bare"
-            | "--literal-pathspecs"
-            | "--no-literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
             | "--no-optional-locks"
             | "--no-advice"
             | "--no-lazy-fetch" => {}
-            "-c" => config.push(global_value(args, &mut i, a)?),
-            // `-C` keeps the call judged by its verb; the directory is not a retarget the gate
-            // can check without I/O, and gh itself passes `-C <repo>`.
-            "-C" => chdir.push(global_value(args, &mut i, a)?.to_string()),
+            // Pathspec rules: the gate's own git must match paths the same way.
+            "--literal-pathspecs" | "--no-literal-pathspecs" | "--glob-pathspecs" | "--noglob-pathspecs" | "--icase-pathspecs" => {
+                g.at.globals.push(a.to_string());
+            }
+            // The work tree as a bare repository: a retarget like `--git-dir=.`.
+            "--bare" => g.extra.push(Action::new("--bare")),
+            "-c" => g.config.push(global_value(args, &mut i, a)?),
+            // `-C` keeps the call judged by its verb; the gate's own git repeats it.
+            "-C" => {
+                let v = global_value(args, &mut i, a)?;
+                g.chdir.push(v.to_string());
+                g.at.globals.extend(["-C".to_string(), v.to_string()]);
+            }
             "--attr-source" => {
                 global_value(args, &mut i, a)?;
             }
-            "--config-env" | "--git-dir" | "--work-tree" | "--namespace" | "--shallow-file" => {
+            "--git-dir" | "--work-tree" => {
+                let v = global_value(args, &mut i, a)?;
+                if same_repository(a, v) {
+                    g.at.globals.push(format!("{a}={v}"));
+                } else {
+                    g.extra.push(Action::new(a));
+                }
+            }
+            "--config-env" | "--namespace" | "--shallow-file" => {
                 global_value(args, &mut i, a)?;
-                extra.push(Action::new(a));
+                g.extra.push(Action::new(a));
             }
             _ => match a.split_once('=') {
-                Some((name @ ("--config-env" | "--git-dir" | "--work-tree" | "--namespace"), _)) => {
-                    extra.push(Action::new(name));
+                Some((name @ ("--git-dir" | "--work-tree"), v)) => {
+                    if same_repository(name, v) {
+                        g.at.globals.push(a.to_string());
+                    } else {
+                        g.extra.push(Action::new(name));
+                    }
                 }
+                Some((name @ ("--config-env" | "--namespace"), _)) => g.extra.push(Action::new(name)),
                 Some(("--attr-source", _)) => {}
                 Some(("--list-cmds", _)) => {
-                    prints_only = true;
+                    g.prints_only = true;
                     break;
                 }
                 _ => return Err(format!("unknown global option {a}")),
             },
         }
     }
-    let rest = &args[i..];
-    let mut actions = if prints_only { vec![Action::new("help")] } else { command(rest)? };
-    // A scope check runs git where the call runs: the `-C` directories, in order.
-    for a in &mut actions {
-        match &mut a.scope {
-            Some(ScopeTarget::Commit { chdir: c, .. }) | Some(ScopeTarget::Push { chdir: c, .. }) => c.clone_from(&chdir),
-            _ => {}
+    g.end = i;
+    Ok(g)
+}
+
+/// What the command's handlers need from the global options.
+struct Cx<'a> {
+    at: GitAt,
+    chdir: Vec<String>,
+    inputs: &'a Inputs,
+    files: Vec<LocalFile>,
+}
+
+impl Cx<'_> {
+    /// The command reads the file `path` (relative to the `-C` directories); `-` is stdin.
+    fn reads(&mut self, path: &str, flag: &str) {
+        if path == "-" {
+            return;
         }
+        let full = if path.starts_with('/') || self.chdir.is_empty() {
+            path.to_string()
+        } else {
+            let mut p = std::path::PathBuf::new();
+            for c in &self.chdir {
+                p.push(c);
+            }
+            p.push(path);
+            p.display().to_string()
+        };
+        self.files.push(LocalFile {
+            path: full,
+            access: Access::Read,
+            flag: flag.to_string(),
+            content: false,
+        });
     }
+}
+
+/// The global options, then the command. The command's action comes first (it names the call
+/// in the log); refused global options follow as actions of their own.
+fn parse_call(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
+    let g = globals(args)?;
+    let rest = &args[g.end..];
+    let mut cx = Cx {
+        at: g.at,
+        chdir: g.chdir,
+        inputs,
+        files: Vec::new(),
+    };
+    let mut actions = if g.prints_only {
+        vec![Action::new("help")]
+    } else {
+        command(rest, &mut cx)?
+    };
     let mut claims = Vec::new();
-    if !config.is_empty() {
-        match gh_credential_push(&config, rest) {
-            Some(path) if !prints_only => claims.push(Claim::GhCredentialHelper { path }),
+    let mut extra = g.extra;
+    if !g.config.is_empty() {
+        match gh_credential_push(&g.config, rest) {
+            Some(path) if !g.prints_only => claims.push(Claim::GhCredentialHelper { path }),
             _ => extra.push(Action::new("-c")),
         }
     }
     actions.extend(extra);
-    Ok((actions, claims))
+    // The directories git creates (the local-write model), after the files it reads.
+    let bare = args[..g.end].iter().any(|a| a == "--bare");
+    let mut files = cx.files;
+    if !g.prints_only {
+        files.extend(declared_files(rest, &cx.chdir, bare)?);
+    }
+    Ok((actions, claims, files))
+}
+
+/// The directories git creates where the call says (the local-write model): `clone`'s target
+/// (named after the URL when not given), `init`'s, `worktree add`'s, each below the `-C`
+/// directories. A repository without a work tree (`--bare`, `--mirror`, `--separate-git-dir`)
+/// is declared as the `HEAD` git writes into it: a directory that becomes a git directory is
+/// never allowed (git would take it for a repository and run what its config names).
+fn declared_files(rest: &[String], chdir: &[String], bare_global: bool) -> Result<Vec<LocalFile>, String> {
+    let Some((name, args)) = rest.split_first() else {
+        return Ok(Vec::new());
+    };
+    let at = |p: &str| -> String {
+        let mut base = std::path::PathBuf::new();
+        for d in chdir {
+            base.push(d);
+        }
+        base.push(p);
+        base.display().to_string()
+    };
+    let mut out = Vec::new();
+    let repo_at = |dir: &str, bare: bool, flag: &str, out: &mut Vec<LocalFile>| {
+        if bare {
+            out.push(LocalFile::write(at(&format!("{}/HEAD", dir.trim_end_matches('/'))), flag));
+        } else {
+            out.push(LocalFile::write(at(dir), flag));
+        }
+    };
+    match name.as_str() {
+        "clone" => {
+            let p = scan(args, CLONE_OPTS)?;
+            let pos = p.positionals();
+            let bare = bare_global || on(&p, "bare") || on(&p, "mirror");
+            let flag = if on(&p, "mirror") {
+                "--mirror"
+            } else if bare {
+                "--bare"
+            } else {
+                "clone"
+            };
+            if let Some(repo) = pos.first() {
+                let dir = match pos.get(1) {
+                    Some(d) => d.to_string(),
+                    None => clone_dir(repo, bare),
+                };
+                repo_at(&dir, bare, flag, &mut out);
+            }
+            if let Some(g) = p.last("separate-git-dir") {
+                repo_at(g, true, "--separate-git-dir", &mut out);
+            }
+        }
+        "init" => {
+            let p = scan(args, INIT_OPTS)?;
+            let dir = p.positionals().first().map_or(".", |d| *d).to_string();
+            let bare = bare_global || on(&p, "bare");
+            repo_at(&dir, bare, if bare { "--bare" } else { "init" }, &mut out);
+            if let Some(g) = p.last("separate-git-dir") {
+                repo_at(g, true, "--separate-git-dir", &mut out);
+            }
+        }
+        "worktree" if args.first().is_some_and(|a| a == "add") => {
+            let p = scan(&args[1..], WORKTREE_ADD_OPTS)?;
+            if let Some(path) = p.positionals().first() {
+                out.push(LocalFile::write(at(path), "worktree add"));
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+/// The directory `git clone <repo>` makes when none is given (`git_url_basename`): the last
+/// path component of the URL without a trailing `/` or `.git` (`<name>.git` for a bare clone).
+fn clone_dir(repo: &str, bare: bool) -> String {
+    let trimmed = repo.trim_end_matches(['/', ':']);
+    let trimmed = trimmed.strip_suffix("/.git").unwrap_or(trimmed);
+    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
+    let name = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
+    if bare { format!("{name}.git") } else { name.to_string() }
 }
 
 fn global_value<'a>(args: &'a [String], i: &mut usize, opt: &str) -> Result<&'a str, String> {
@@ -278,7 +535,7 @@ fn gh_credential_push(config: &[&str], rest: &[String]) -> Option<String> {
 }
 
 /// The command word and its arguments -> the command's action(s).
-fn command(rest: &[String]) -> Result<Vec<Action>, String> {
+fn command(rest: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
     let Some(first) = rest.first() else {
         // `git` alone (or only global options) prints usage.
         return Ok(vec![Action::new("help")]);
@@ -307,29 +564,39 @@ fn command(rest: &[String]) -> Result<Vec<Action>, String> {
     let action = match name {
         "help" => Action::new("help"),
         "version" => Action::new("version"),
-        "push" => push(args)?,
-        "commit" => commit(args)?,
+        "push" => push(args, cx)?,
+        "commit" => commit(args, cx)?,
         "fetch" => fetch(args)?,
         "pull" => pull(args)?,
         "clone" => clone(args)?,
         "ls-remote" => ls_remote(args)?,
         "grep" => grep(args)?,
         "branch" => branch(args)?,
-        "tag" => tag(args)?,
+        "tag" => tag(args, cx)?,
         "config" => config(args)?,
         "remote" => remote(args)?,
         "stash" => return stash(args),
         "worktree" => worktree(args)?,
         "reflog" => return reflog(args),
         "symbolic-ref" => symbolic_ref(args)?,
-        "checkout" => checkout(args)?,
+        "checkout" => checkout(args, cx)?,
         "switch" => switch(args)?,
+        "restore" => restore(args)?,
         "reset" => reset(args)?,
         "rm" | "mv" => rm_mv(name, args)?,
-        "merge" | "cherry-pick" | "revert" => merge_like(name, args)?,
-        "rebase" => rebase(args)?,
+        "clean" => clean(args)?,
+        "merge" => merge(args, cx)?,
+        "cherry-pick" | "revert" => pick(name, args, cx)?,
+        "rebase" => rebase(args, cx)?,
+        "am" => am(args, cx)?,
         "init" => init(args)?,
         "apply" => apply(args)?,
+        "fsck" => fsck(args)?,
+        "notes" => notes(args),
+        "archive" => return archive(args),
+        "format-patch" => return Ok(format_patch(args)),
+        "fast-export" => return Ok(fast_export(args)),
+        "bisect" | "rerere" | "sparse-checkout" | "bundle" | "submodule" | "lfs" => with_subcommand(name, args),
         // An alias, a `git-<name>` program, or a builtin nobody classified: the verb as typed.
         other => Action::new(other),
     };
@@ -363,8 +630,36 @@ fn live_values<'a>(p: &'a Parsed, id: &str) -> Vec<&'a str> {
     out
 }
 
-/// `<transport>::<address>` (`ext::sh -c …`, `fd::3`): git hands the URL to the remote helper
-/// `git-remote-<transport>` (`transport.c` `transport_get`, `is_urlschemechar`).
+/// The operands before and after a `--` (a command that keeps `--` for itself, such as
+/// `checkout` and `reset`, also finds it after `--end-of-options`): `(before, after)`, with
+/// `after` None when there is no `--`.
+fn split_dashdash<'a>(p: &'a Parsed) -> (Vec<&'a str>, Option<Vec<&'a str>>) {
+    let words = |items: &'a [Item]| -> Vec<&'a str> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Pos(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    if let Some(k) = p.double_dash_at {
+        return (words(&p.items[..k]), Some(words(&p.items[k..])));
+    }
+    let pos = p.positionals();
+    match pos.iter().position(|w| *w == "--") {
+        Some(k) if p.saw_end_of_options => (pos[..k].to_vec(), Some(pos[k + 1..].to_vec())),
+        _ => (pos, None),
+    }
+}
+
+/// URL schemes git serves itself (`git://`, `ssh://`, `file://`) or with a helper it ships
+/// (`git-remote-http` for `http`, `https`, `ftp`, `ftps`), from `transport.c` `transport_get`.
+const SHIPPED_SCHEMES: &[&str] = &["git", "ssh", "git+ssh", "ssh+git", "file", "http", "https", "ftp", "ftps"];
+
+/// A URL git hands to a remote helper it does not ship: `<transport>::<address>` (`ext::sh -c
+/// …`, `fd::3`), or `<scheme>://…` with any other scheme (`git-remote-<scheme>` from PATH or
+/// the exec path) (`transport.c` `transport_get`, `is_urlschemechar`, `is_url`).
 fn is_helper_url(s: &str) -> bool {
     let mut chars = s.char_indices();
     if !chars.next().is_some_and(|(_, c)| c.is_ascii_alphabetic()) {
@@ -372,7 +667,10 @@ fn is_helper_url(s: &str) -> bool {
     }
     for (i, c) in chars {
         if !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
-            return s[i..].starts_with("::");
+            if s[i..].starts_with("::") {
+                return true;
+            }
+            return s[i..].starts_with("://") && !SHIPPED_SCHEMES.iter().any(|x| x.eq_ignore_ascii_case(&s[..i]));
         }
     }
     false
@@ -406,7 +704,7 @@ fn mark_helper_words(a: &mut Action, args: &[String]) {
 fn with_output_check(a: Action, args: &[String]) -> Vec<Action> {
     let writes = args
         .iter()
-        .take_while(|w| *w != "--")
+        .take_while(|w| *w != "--" && *w != "--end-of-options")
         .any(|w| w == "--output" || w.starts_with("--output="));
     let mut out = vec![a];
     if writes {
@@ -422,17 +720,34 @@ fn mark_strategy(a: &mut Action, p: &Parsed) {
     }
 }
 
+/// A dry-run or check form: a verb of its own (`clean dry-run`), which the policy lets observe.
+fn dry(verb: &str) -> Action {
+    Action::new(format!("{verb} dry-run"))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Transport
 
 /// `git push [<options>] [<repository> [<refspec>...]]` (`Documentation/git-push.adoc`).
-fn push(args: &[String]) -> Result<Action, String> {
+fn push(args: &[String], cx: &Cx) -> Result<Action, String> {
     let p = scan(args, PUSH_OPTS)?;
-    let mut a = Action::new("push");
+    let dry_run = on(&p, "dry-run");
+    let mut a = Action::new(if dry_run { "push dry-run" } else { "push" });
     if on(&p, "receive-pack") || on(&p, "exec") {
         a.add("exec-option");
     }
     mark_helper_urls(&mut a, &p);
+    let pos = p.positionals();
+    let repository = pos.first().copied().or_else(|| if on(&p, "repo") { p.last("repo") } else { None });
+    if let Some(r) = repository
+        && (r.starts_with(['/', '.', '~']) || r.to_ascii_lowercase().starts_with("file:"))
+    {
+        a.add("local-remote");
+    }
+    if dry_run {
+        // Nothing is sent, no ref and no config is written; what runs still counts.
+        return Ok(a);
+    }
     // `+refspec`, `--force` and any lease all force; `--no-force` / `--no-force-with-lease`
     // cancel the earlier option (not a `+`). `--force-if-includes` alone forces nothing.
     if on(&p, "force") || on(&p, "force-with-lease") {
@@ -454,13 +769,6 @@ fn push(args: &[String]) -> Result<Action, String> {
     if on(&p, "recurse-submodules") && !matches!(p.last("recurse-submodules"), Some("check" | "no" | "false" | "off" | "0")) {
         a.add("submodule-push");
     }
-    let pos = p.positionals();
-    let repository = pos.first().copied().or_else(|| if on(&p, "repo") { p.last("repo") } else { None });
-    if let Some(r) = repository
-        && (r.starts_with(['/', '.', '~']) || r.to_ascii_lowercase().starts_with("file:"))
-    {
-        a.add("local-remote");
-    }
     let refspecs = pos.get(1..).unwrap_or_default();
     if refspecs.is_empty() && !tags && !a.has("all-branches") && !a.has("mirror") {
         // push.default, remote.<n>.push and remote.<n>.mirror decide what a bare push does.
@@ -471,13 +779,19 @@ fn push(args: &[String]) -> Result<Action, String> {
         push_refspec(spec, delete, &mut a)?;
     }
     // For the scope check, `--delete name` is the refspec `:name` (nothing is sent).
+    let specs: Vec<String> = refspecs
+        .iter()
+        .map(|s| if delete { format!(":{s}") } else { s.to_string() })
+        .collect();
     a.scope = Some(ScopeTarget::Push {
         remote: repository.map(str::to_string),
-        refspecs: refspecs
-            .iter()
-            .map(|s| if delete { format!(":{s}") } else { s.to_string() })
-            .collect(),
-        chdir: Vec::new(),
+        refspecs: specs.clone(),
+        git: cx.at.clone(),
+    });
+    a.probe = Some(Probe::PushTarget {
+        remote: repository.map(str::to_string),
+        refspecs: specs,
+        git: cx.at.clone(),
     });
     Ok(a)
 }
@@ -485,13 +799,24 @@ fn push(args: &[String]) -> Result<Action, String> {
 /// `git commit` (builtin/commit.c `builtin_commit_options`). What it commits is the scope
 /// target: the index, every tracked change with `-a` (also the reading for `--patch` and
 /// `--interactive`, which choose from those interactively), or the named paths. `--amend`
-/// rewrites the last commit, so its files count too (mark `amend`).
-fn commit(args: &[String]) -> Result<Action, String> {
+/// rewrites the last commit, so its files count too (mark `amend`). A message or template read
+/// from a file is a local file read (it goes into the commit, and from there to a remote).
+fn commit(args: &[String], cx: &mut Cx) -> Result<Action, String> {
     let p = scan(args, COMMIT_OPTS)?;
-    let mut a = Action::new("commit");
     if on(&p, "pathspec-from-file") {
         return Err("git commit --pathspec-from-file: the gate cannot see which paths it commits; name them".into());
     }
+    for (id, flag) in [("file", "-F"), ("template", "--template")] {
+        if on(&p, id) {
+            for v in live_values(&p, id) {
+                cx.reads(v, flag);
+            }
+        }
+    }
+    if on(&p, "dry-run") {
+        return Ok(dry("commit"));
+    }
+    let mut a = Action::new("commit");
     if on(&p, "amend") {
         a.add("amend");
     }
@@ -501,7 +826,7 @@ fn commit(args: &[String]) -> Result<Action, String> {
         all,
         paths,
         include: on(&p, "include"),
-        chdir: Vec::new(),
+        git: cx.at.clone(),
     });
     Ok(a)
 }
@@ -556,7 +881,9 @@ fn push_refspec(spec: &str, delete: bool, a: &mut Action) -> Result<(), String> 
 /// Classifies the ref a push writes (or deletes). Unqualified names are looked up on the
 /// remote with git's DWIM rules (`refs/<n>`, `refs/tags/<n>`, `refs/heads/<n>`, …), so
 /// `heads/main` is `main` and `tags/v1` is a tag. The comparison ignores case: a remote on a
-/// case-insensitive file system stores `refs/Heads/MAIN` as `refs/heads/main`.
+/// case-insensitive file system stores `refs/Heads/MAIN` as `refs/heads/main`. Whether a plain
+/// name is a tag here, and the remote's own default branch, are asked of the real git
+/// ([`Probe::PushTarget`]).
 fn push_destination(dst: &str, a: &mut Action) {
     let dst = dst.to_ascii_lowercase();
     let branch = if let Some(b) = dst.strip_prefix("refs/heads/") {
@@ -576,47 +903,112 @@ fn push_destination(dst: &str, a: &mut Action) {
     }
 }
 
+/// One fetch refspec's destination, by what it writes.
+enum FetchDst {
+    /// No destination: FETCH_HEAD (and the configured remote-tracking ref, as a plain fetch).
+    None,
+    /// `refs/remotes/<remote>/<b>` from `<b>` (or `refs/heads/<b>`) of that same remote: the
+    /// remote's own value, recorded where a plain fetch records it.
+    Own,
+    /// Any other remote-tracking ref.
+    Tracking,
+    /// A local branch, tag or other ref.
+    Local,
+}
+
+fn fetch_dst(spec: &str, remote: Option<&str>) -> FetchDst {
+    let body = spec.trim_start_matches('+');
+    let Some((src, dst)) = body.split_once(':') else {
+        return FetchDst::None;
+    };
+    if dst.is_empty() {
+        return FetchDst::None;
+    }
+    let Some(rest) = dst.strip_prefix("refs/remotes/") else {
+        return FetchDst::Local;
+    };
+    let src = src.strip_prefix("refs/heads/").unwrap_or(src);
+    match remote {
+        Some(r) if !src.contains('*') && !src.is_empty() && rest.strip_prefix(r).and_then(|x| x.strip_prefix('/')) == Some(src) => {
+            FetchDst::Own
+        }
+        _ => FetchDst::Tracking,
+    }
+}
+
+/// Marks for the refs a fetch (or the fetch of a pull) writes: a local ref (`local-refs`), one
+/// rewritten or deleted (`force-local`: `+` or `--force` onto a local ref, `--tags` with
+/// `--force`, `--prune-tags`, refspecs from stdin), a remote-tracking ref a refspec names to
+/// anything but the remote's own value (`remote-refs`: what the scope checks compare against).
+fn mark_fetch_refs(a: &mut Action, p: &Parsed, refspecs: &[&str], remote: Option<&str>) {
+    let force = on(p, "force");
+    let refmap = live_values(p, "refmap");
+    for spec in refspecs.iter().copied().chain(refmap.iter().copied()) {
+        match fetch_dst(spec, remote) {
+            FetchDst::None | FetchDst::Own => {}
+            FetchDst::Tracking => a.add("remote-refs"),
+            FetchDst::Local => {
+                a.add("local-refs");
+                if force || spec.starts_with('+') {
+                    a.add("force-local");
+                }
+            }
+        }
+    }
+    if on(p, "tags") && force {
+        a.add("force-local");
+    }
+    if on(p, "prune-tags") || on(p, "stdin") {
+        a.add("force-local");
+    }
+    if on(p, "update-head-ok") {
+        a.add("local-refs");
+    }
+}
+
+/// Marks for the fetch options that write configuration or the shallow file: the upstream of
+/// the current branch (`--set-upstream`), a partial-clone filter, a new shallow boundary.
+fn mark_fetch_config(a: &mut Action, p: &Parsed) {
+    if on(p, "set-upstream") {
+        a.add("tracking-config");
+    }
+    if on(p, "filter") {
+        a.add("partial-clone");
+    }
+    if ["depth", "deepen", "shallow-since", "shallow-exclude", "unshallow", "update-shallow"]
+        .iter()
+        .any(|id| on(p, id))
+    {
+        a.add("shallow");
+    }
+}
+
 /// `git fetch [<options>] [<repository> [<refspec>...]]`. Updating remote-tracking refs as the
-/// remote's configuration says is an observation; a refspec that writes outside `refs/remotes/`
-/// (a local branch or tag), tag pruning, `--update-head-ok` or refspecs from stdin change local
-/// refs (`local-refs`); a refspec that names a remote-tracking ref to write (`remote-refs`) can
-/// set what the scope checks compare against.
+/// remote's configuration says is an observation (the remote's own values); see
+/// [`mark_fetch_refs`] and [`mark_fetch_config`] for what is more.
 fn fetch(args: &[String]) -> Result<Action, String> {
     let p = scan(args, FETCH_OPTS)?;
+    let dry_run = on(&p, "dry-run");
     let mut a = Action::new("fetch");
     if on(&p, "upload-pack") {
         a.add("exec-option");
     }
     mark_helper_urls(&mut a, &p);
     let pos = p.positionals();
-    let refspecs: &[&str] = if on(&p, "multiple") || on(&p, "all") {
-        &[]
+    let (remote, refspecs): (Option<&str>, &[&str]) = if on(&p, "multiple") || on(&p, "all") {
+        (None, &[])
     } else {
-        pos.get(1..).unwrap_or_default()
+        (pos.first().copied(), pos.get(1..).unwrap_or_default())
     };
-    let dst = |spec: &str| -> Option<String> {
-        spec.trim_start_matches('+')
-            .split_once(':')
-            .map(|(_, dst)| dst.to_string())
-            .filter(|d| !d.is_empty())
-    };
-    let specs: Vec<String> = refspecs
-        .iter()
-        .chain(live_values(&p, "refmap").iter())
-        .filter_map(|s| dst(s))
-        .collect();
-    // A refspec that names where it writes can point a remote-tracking ref (what the scope
-    // checks of push and pull requests compare against) at anything fetched from anywhere.
-    if specs.iter().any(|d| d.starts_with("refs/remotes/")) {
-        a.add("remote-refs");
-    }
-    if specs.iter().any(|d| !d.starts_with("refs/remotes/")) || on(&p, "prune-tags") || on(&p, "update-head-ok") || on(&p, "stdin") {
-        a.add("local-refs");
+    mark_fetch_config(&mut a, &p);
+    if !dry_run {
+        mark_fetch_refs(&mut a, &p, refspecs, remote);
     }
     Ok(a)
 }
 
-/// `git pull`: a fetch merged (or rebased) into the current branch.
+/// `git pull`: a fetch merged (or rebased) into the current branch. Its refspecs and `--tags
+/// --force` write local refs as fetch's do.
 fn pull(args: &[String]) -> Result<Action, String> {
     let p = scan(args, PULL_OPTS)?;
     let mut a = Action::new("pull");
@@ -625,11 +1017,15 @@ fn pull(args: &[String]) -> Result<Action, String> {
     }
     mark_strategy(&mut a, &p);
     mark_helper_urls(&mut a, &p);
+    let pos = p.positionals();
+    let refspecs = if on(&p, "all") { &[][..] } else { pos.get(1..).unwrap_or_default() };
+    mark_fetch_refs(&mut a, &p, refspecs, pos.first().copied());
     Ok(a)
 }
 
 /// `git clone`: `-u/--upload-pack` runs a program, `--template` installs hooks and files,
-/// `-c/--config` writes config into the new repository.
+/// `-c/--config` writes config into the new repository, `--separate-git-dir` puts the git
+/// directory anywhere and writes `core.worktree`.
 fn clone(args: &[String]) -> Result<Action, String> {
     let p = scan(args, CLONE_OPTS)?;
     let mut a = Action::new("clone");
@@ -642,12 +1038,16 @@ fn clone(args: &[String]) -> Result<Action, String> {
     if !live_values(&p, "config").is_empty() {
         a.add("config-write");
     }
+    if on(&p, "separate-git-dir") {
+        a.add("separate-git-dir");
+    }
     mark_helper_urls(&mut a, &p);
     Ok(a)
 }
 
+/// `git ls-remote`: options end at the repository (`PARSE_OPT_STOP_AT_NON_OPTION`).
 fn ls_remote(args: &[String]) -> Result<Action, String> {
-    let p = scan(args, LS_REMOTE_OPTS)?;
+    let p = opts::scan(args, LS_REMOTE_OPTS, &STOP_AT_OPERAND)?;
     let mut a = Action::new("ls-remote");
     if on(&p, "upload-pack") || on(&p, "exec") {
         a.add("exec-option");
@@ -659,7 +1059,8 @@ fn ls_remote(args: &[String]) -> Result<Action, String> {
 // ---------------------------------------------------------------------------------------------
 // Reads with a dangerous option
 
-/// `git grep`: `-O[<pager>]` / `--open-files-in-pager[=<pager>]` runs any program.
+/// `git grep`: `-O[<pager>]` / `--open-files-in-pager[=<pager>]` runs any program. Options end
+/// at the pattern (`PARSE_OPT_STOP_AT_NON_OPTION`).
 fn grep(args: &[String]) -> Result<Action, String> {
     // `-<num>` (OPT_NUMBER_CALLBACK) is `-C <num>`; drop it before the table scan.
     let end = args.iter().position(|w| w == "--").unwrap_or(args.len());
@@ -669,12 +1070,103 @@ fn grep(args: &[String]) -> Result<Action, String> {
         .filter(|(i, w)| *i >= end || !(w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b.is_ascii_digit())))
         .map(|(_, w)| w.clone())
         .collect();
-    let p = scan(&kept, GREP_OPTS)?;
+    let p = opts::scan(&kept, GREP_OPTS, &STOP_AT_OPERAND)?;
     let mut a = Action::new("grep");
     if on(&p, "open-files-in-pager") {
         a.add("exec-option");
     }
     Ok(a)
+}
+
+/// `git fsck`: a read, except `--lost-found`, which writes into `.git/lost-found/`.
+fn fsck(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, FSCK_OPTS)?;
+    let mut a = Action::new("fsck");
+    if on(&p, "lost-found") {
+        a.add("writes-files");
+    }
+    Ok(a)
+}
+
+/// `git notes [--ref <r>] [<subcommand>]`: none is `list`.
+fn notes(args: &[String]) -> Action {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        match w.as_str() {
+            "--ref" => i += 2,
+            w if w.starts_with("--ref=") => i += 1,
+            _ => break,
+        }
+    }
+    match args.get(i).map(String::as_str) {
+        None => Action::new("notes list"),
+        Some(w) if w.starts_with('-') => Action::new(format!("notes {w}")),
+        Some(sub) => Action::new(format!("notes {sub}")),
+    }
+}
+
+/// `git archive`: to stdout a read; `-o` writes a file (its own `--output` action), `--remote`
+/// asks a remote, whose `--exec` names the program it runs there.
+fn archive(args: &[String]) -> Result<Vec<Action>, String> {
+    let style = Style {
+        unknown: Unknown::Flag,
+        ..STYLE
+    };
+    let p = opts::scan(args, ARCHIVE_OPTS, &style)?;
+    let mut a = Action::new("archive");
+    if on(&p, "exec") {
+        a.add("exec-option");
+    }
+    mark_helper_urls(&mut a, &p);
+    let mut out = vec![a];
+    if on(&p, "output") {
+        out.push(Action::new("--output"));
+    }
+    Ok(out)
+}
+
+/// `git format-patch`: to stdout (`--stdout`) a read; otherwise it writes one file per commit
+/// (into `-o <dir>` or the working directory): its own `--output` action.
+fn format_patch(args: &[String]) -> Vec<Action> {
+    let opts: Vec<&String> = args.iter().take_while(|w| *w != "--" && *w != "--end-of-options").collect();
+    let stdout = opts.iter().any(|w| *w == "--stdout");
+    let dir = opts
+        .iter()
+        .any(|w| (w.starts_with("-o") && !w.starts_with("--")) || w.starts_with("--o"));
+    let mut out = vec![Action::new("format-patch")];
+    if dir || !stdout {
+        out.push(Action::new("--output"));
+    }
+    out
+}
+
+/// `git fast-export`: to stdout a read; `--export-marks=<file>` writes a file.
+fn fast_export(args: &[String]) -> Vec<Action> {
+    let writes = args
+        .iter()
+        .take_while(|w| *w != "--" && *w != "--end-of-options")
+        .any(|w| w.starts_with("--ex"));
+    let mut out = vec![Action::new("fast-export")];
+    if writes {
+        out.push(Action::new("--output"));
+    }
+    out
+}
+
+/// Commands whose subcommand is the verb (`bisect log`, `rerere status`, `sparse-checkout
+/// list`, `bundle verify`, `submodule status`, `lfs ls-files`); none is the command's default.
+fn with_subcommand(name: &str, args: &[String]) -> Action {
+    let sub = args.iter().find(|w| !w.starts_with('-')).map(String::as_str);
+    let default = match name {
+        "rerere" => "record",
+        "submodule" => "status",
+        _ => "",
+    };
+    match sub {
+        Some(s) => Action::new(format!("{name} {s}")),
+        None if !default.is_empty() && args.iter().all(|w| w.starts_with('-')) => Action::new(format!("{name} {default}")),
+        None => Action::new(name),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -692,7 +1184,8 @@ fn cut_lastarg_default<'a>(args: &'a [String], extra: &[&str]) -> (&'a [String],
     }
 }
 
-/// `git branch`: the mode follows `builtin/branch.c` `cmd_branch`.
+/// `git branch`: the mode follows `builtin/branch.c` `cmd_branch`. Deleting a remote-tracking
+/// ref (`-r -d`) changes what the scope checks compare against (`remote-tracking`).
 fn branch(args: &[String]) -> Result<Action, String> {
     let (args, cut) = cut_lastarg_default(args, &[]);
     let p = scan(args, BRANCH_OPTS)?;
@@ -727,11 +1220,15 @@ fn branch(args: &[String]) -> Result<Action, String> {
     if force && verb != "branch list" {
         a.add("force");
     }
+    if verb != "branch list" && (on(&p, "remotes") || on(&p, "all")) {
+        a.add("remote-tracking");
+    }
     Ok(a)
 }
 
-/// `git tag`: the mode follows `builtin/tag.c` `cmd_tag`.
-fn tag(args: &[String]) -> Result<Action, String> {
+/// `git tag`: the mode follows `builtin/tag.c` `cmd_tag`. A message read from a file (`-F`)
+/// is a local file read: a pushed tag carries it.
+fn tag(args: &[String], cx: &mut Cx) -> Result<Action, String> {
     let (args, cut) = cut_lastarg_default(args, &["--points-at"]);
     let p = scan(args, TAG_OPTS)?;
     let modes = [("list", "tag list"), ("delete", "tag delete"), ("verify", "tag verify")];
@@ -755,6 +1252,11 @@ fn tag(args: &[String]) -> Result<Action, String> {
         [] => "tag create",
         _ => return Err(format!("git tag modes cannot be combined: {}", chosen.join(", "))),
     };
+    if verb == "tag create" {
+        for v in live_values(&p, "file") {
+            cx.reads(v, "-F");
+        }
+    }
     let mut a = Action::new(verb);
     if verb == "tag create" && on(&p, "force") {
         a.add("force");
@@ -762,14 +1264,17 @@ fn tag(args: &[String]) -> Result<Action, String> {
     Ok(a)
 }
 
-/// `git config`: the subcommand form (`get`, `list`, `set`, …, git 2.46+) or the legacy form,
-/// whose mode is an action option or the number of arguments (1 reads, 2 or 3 write).
+/// `git config`. A subcommand (`list`, `get`, `set`, `unset`, `rename-section`,
+/// `remove-section`, `edit`, git 2.46+) is recognised only as the first word; anything else is
+/// the legacy form (`cmd_config_actions`), whose options end at the first operand
+/// (`PARSE_OPT_STOP_AT_NON_OPTION`): `git config user.name --get` sets `user.name` to `--get`.
+/// Its mode is an action option, or the number of operands (1 reads, 2 or 3 write).
 fn config(args: &[String]) -> Result<Action, String> {
     if let Some(sub @ ("list" | "get" | "set" | "unset" | "rename-section" | "remove-section" | "edit")) = args.first().map(String::as_str)
     {
         return Ok(Action::new(format!("config {sub}")));
     }
-    let p = scan(args, CONFIG_OPTS)?;
+    let p = opts::scan(args, CONFIG_OPTS, &STOP_AT_OPERAND)?;
     let modes = [
         ("get", "config get"),
         ("get-all", "config get"),
@@ -799,13 +1304,9 @@ fn config(args: &[String]) -> Result<Action, String> {
     Ok(Action::new(verb))
 }
 
-/// `git remote [-v] [<subcommand> …]`: no subcommand lists the remotes.
+/// `git remote [-v] [<subcommand> …]`: no subcommand lists the remotes; `prune -n` only shows.
 fn remote(args: &[String]) -> Result<Action, String> {
-    let style = Style {
-        interspersed: false,
-        ..STYLE
-    };
-    let p = opts::scan(args, REMOTE_OPTS, &style)?;
+    let p = opts::scan(args, REMOTE_OPTS, &STOP_AT_OPERAND)?;
     let pos = p.positionals();
     let Some(sub) = pos.first() else {
         return Ok(Action::new("remote list"));
@@ -814,8 +1315,12 @@ fn remote(args: &[String]) -> Result<Action, String> {
         "rm" => "remove",
         s => s,
     };
+    let tail = &args[args.len() - pos.len() + 1..];
+    if matches!(sub, "prune" | "update") && tail.iter().take_while(|w| *w != "--").any(|w| w == "-n" || w == "--dry-run") {
+        return Ok(dry(&format!("remote {sub}")));
+    }
     let mut a = Action::new(format!("remote {sub}"));
-    mark_helper_words(&mut a, &args[args.len() - pos.len() + 1..]);
+    mark_helper_words(&mut a, tail);
     Ok(a)
 }
 
@@ -831,17 +1336,35 @@ fn stash(args: &[String]) -> Result<Vec<Action>, String> {
     Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
 }
 
+/// `git worktree <subcommand>`: `add -B` resets an existing branch (`force-create`), `-f`
+/// checks out a branch another worktree has (`force`); `prune -n` only shows.
 fn worktree(args: &[String]) -> Result<Action, String> {
     match args.first().map(String::as_str) {
         None => Err("git worktree needs a subcommand".into()),
         Some(w) if w.starts_with('-') => Err(format!("unknown option {w} before the git worktree subcommand")),
+        Some("add") => {
+            let p = scan(&args[1..], WORKTREE_ADD_OPTS)?;
+            let mut a = Action::new("worktree add");
+            if on(&p, "B") {
+                a.add("force-create");
+            }
+            if on(&p, "force") {
+                a.add("force");
+            }
+            Ok(a)
+        }
+        Some("prune") if args[1..].iter().any(|w| w == "-n" || w == "--dry-run") => Ok(dry("worktree prune")),
         Some(sub) => Ok(Action::new(format!("worktree {sub}"))),
     }
 }
 
-/// `git reflog [<subcommand>]`: anything that is not a subcommand is `show`'s arguments.
+/// `git reflog [<subcommand>]`: anything that is not a subcommand is `show`'s arguments;
+/// `expire` and `delete` with `-n`/`--dry-run` only show.
 fn reflog(args: &[String]) -> Result<Vec<Action>, String> {
     match args.first().map(String::as_str) {
+        Some(sub @ ("expire" | "delete")) if args[1..].iter().take_while(|w| *w != "--").any(|w| w == "-n" || w == "--dry-run") => {
+            Ok(vec![dry(&format!("reflog {sub}"))])
+        }
         Some(sub @ ("show" | "list" | "exists" | "expire" | "delete" | "drop")) => {
             let a = Action::new(format!("reflog {sub}"));
             Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
@@ -866,9 +1389,13 @@ fn symbolic_ref(args: &[String]) -> Result<Action, String> {
 // ---------------------------------------------------------------------------------------------
 // Local changes
 
-/// `git checkout`: `-f` throws away local changes (`discard`); `-B` resets an existing branch
-/// (`force-create`).
-fn checkout(args: &[String]) -> Result<Action, String> {
+/// `git checkout` (builtin/checkout.c `checkout_main`, `parse_branchname_arg`). Switching
+/// branches is tier 2; overwriting files in the work tree with another version throws their
+/// uncommitted changes away (`discard`): `-f`, and every path form (`-- <paths>`, `<rev>
+/// <paths>`, `.`, `--ours <path>`, `--pathspec-from-file`). A lone operand without `--` is a
+/// branch or commit when it names one, else paths: the gate asks the real git
+/// ([`Probe::CheckoutArg`]). `-B` resets an existing branch (`force-create`).
+fn checkout(args: &[String], cx: &Cx) -> Result<Action, String> {
     let p = scan(args, CHECKOUT_OPTS)?;
     let mut a = Action::new("checkout");
     if on(&p, "force") {
@@ -877,7 +1404,38 @@ fn checkout(args: &[String]) -> Result<Action, String> {
     if on(&p, "B") {
         a.add("force-create");
     }
+    let creates = on(&p, "b") || on(&p, "B") || on(&p, "orphan") || on(&p, "detach");
+    let path_mode = on(&p, "pathspec-from-file") || on(&p, "ours") || on(&p, "theirs") || on(&p, "patch");
+    let (before, after) = split_dashdash(&p);
+    match after {
+        Some(paths) if !paths.is_empty() => a.add("discard"),
+        Some(_) => {}
+        None => match before.as_slice() {
+            [] => {}
+            [one] if !creates && !path_mode => {
+                if is_pathish(one) {
+                    a.add("discard");
+                } else {
+                    a.probe = Some(Probe::CheckoutArg {
+                        arg: (*one).to_string(),
+                        git: cx.at.clone(),
+                    });
+                }
+            }
+            [_] => {}
+            _ => a.add("discard"),
+        },
+    }
+    if path_mode {
+        a.add("discard");
+    }
     Ok(a)
+}
+
+/// An operand git can only read as a path: `.`, a pathspec with magic (`:(icase)x`, `:/`), or
+/// one with a glob character (no ref name holds `*`, `?`, `[`, `:`).
+fn is_pathish(w: &str) -> bool {
+    w == "." || w.starts_with("./") || w.starts_with(':') || w.contains(['*', '?', '['])
 }
 
 /// `git switch`: `-f`/`--discard-changes` (`discard`), `-C`/`--force-create` (`force-create`).
@@ -893,8 +1451,20 @@ fn switch(args: &[String]) -> Result<Action, String> {
     Ok(a)
 }
 
+/// `git restore`: the work tree is restored unless only `--staged` is given, and that throws
+/// its uncommitted changes away (`discard`); `--staged` alone only unstages.
+fn restore(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, RESTORE_OPTS)?;
+    let mut a = Action::new("restore");
+    if on(&p, "worktree") || !on(&p, "staged") {
+        a.add("discard");
+    }
+    Ok(a)
+}
+
 /// `git reset`: the last of `--soft/--mixed/--hard/--merge/--keep` wins (`--no-<mode>` sets
-/// none); `--hard` throws away the working tree.
+/// none); `--hard` throws away the working tree, `--merge` the files that differ from the
+/// target (`discard`).
 fn reset(args: &[String]) -> Result<Action, String> {
     let p = scan(args, RESET_OPTS)?;
     let mut mode = None;
@@ -904,15 +1474,21 @@ fn reset(args: &[String]) -> Result<Action, String> {
         }
     }
     let mut a = Action::new("reset");
-    if mode == Some("hard") {
-        a.add("hard");
+    match mode {
+        Some("hard") => a.add("hard"),
+        Some("merge") => a.add("discard"),
+        _ => {}
     }
     Ok(a)
 }
 
-/// `git rm -f` removes files with uncommitted changes; `git mv -f` overwrites the target.
+/// `git rm -f` removes files with uncommitted changes; `git mv -f` overwrites the target; `-n`
+/// only shows.
 fn rm_mv(name: &str, args: &[String]) -> Result<Action, String> {
     let p = scan(args, if name == "rm" { RM_OPTS } else { MV_OPTS })?;
+    if on(&p, "dry-run") {
+        return Ok(dry(name));
+    }
     let mut a = Action::new(name);
     if on(&p, "force") {
         a.add("discard");
@@ -920,48 +1496,589 @@ fn rm_mv(name: &str, args: &[String]) -> Result<Action, String> {
     Ok(a)
 }
 
-/// `git merge`, `cherry-pick`, `revert`: only a non-builtin strategy matters.
-fn merge_like(name: &str, args: &[String]) -> Result<Action, String> {
-    let table = match name {
-        "merge" => MERGE_OPTS,
-        "cherry-pick" => CHERRY_PICK_OPTS,
-        _ => REVERT_OPTS,
-    };
-    let p = scan(args, table)?;
-    let mut a = Action::new(name);
+/// `git clean`: deletes untracked files; `-n` only shows them.
+fn clean(args: &[String]) -> Result<Action, String> {
+    let p = scan(args, CLEAN_OPTS)?;
+    if on(&p, "dry-run") {
+        return Ok(dry("clean"));
+    }
+    Ok(Action::new("clean"))
+}
+
+/// How a sequence that stopped goes on: `--continue` (and am's `--resolved`) and `--skip` make
+/// more commits; `--abort`, `--quit` and the looks at it (`--show-current-patch`,
+/// `--edit-todo` with the gate's editor) make none, and are verbs of their own (`merge abort`).
+fn resumes(p: &Parsed) -> bool {
+    ["continue", "resolved", "skip", "retry", "allow-empty"].iter().any(|m| on(p, m))
+}
+
+fn stops(p: &Parsed) -> bool {
+    ["abort", "quit", "show-current-patch", "edit-todo"].iter().any(|m| on(p, m))
+}
+
+/// `git merge`: the commits it brings in are scope-checked; a custom strategy runs a program.
+fn merge(args: &[String], cx: &mut Cx) -> Result<Action, String> {
+    let p = scan(args, MERGE_OPTS)?;
+    if stops(&p) {
+        return Ok(Action::new("merge abort"));
+    }
+    let mut a = Action::new("merge");
     mark_strategy(&mut a, &p);
+    for v in live_values(&p, "file") {
+        cx.reads(v, "-F");
+    }
+    a.scope = if resumes(&p) {
+        Some(ScopeTarget::Sequence { git: cx.at.clone() })
+    } else {
+        let revs = p.positionals().iter().map(|s| s.to_string()).collect();
+        Some(ScopeTarget::Replay {
+            how: Replay::Merge(revs),
+            git: cx.at.clone(),
+        })
+    };
     Ok(a)
 }
 
-/// `git rebase`: `-x/--exec <cmd>` runs a shell command after each commit.
-fn rebase(args: &[String]) -> Result<Action, String> {
+/// `git cherry-pick`, `git revert`: the files of every commit they pick are scope-checked.
+fn pick(name: &str, args: &[String], cx: &Cx) -> Result<Action, String> {
+    let p = scan(args, if name == "revert" { REVERT_OPTS } else { CHERRY_PICK_OPTS })?;
+    if stops(&p) {
+        return Ok(Action::new(format!("{name} abort")));
+    }
+    let mut a = Action::new(name);
+    mark_strategy(&mut a, &p);
+    a.scope = if resumes(&p) {
+        Some(ScopeTarget::Sequence { git: cx.at.clone() })
+    } else {
+        let revs: Vec<String> = p.positionals().iter().map(|s| s.to_string()).collect();
+        if revs.is_empty() {
+            return Err(format!("git {name} needs the commits it picks"));
+        }
+        Some(ScopeTarget::Replay {
+            how: Replay::Picks(revs),
+            git: cx.at.clone(),
+        })
+    };
+    Ok(a)
+}
+
+/// `git rebase`: `-x/--exec <cmd>` runs a shell command after each commit; `--update-refs`
+/// rewrites every other branch that points into the rebased commits (`update-refs`). The
+/// commits it replays are scope-checked.
+fn rebase(args: &[String], cx: &Cx) -> Result<Action, String> {
     let p = scan(args, REBASE_OPTS)?;
+    if stops(&p) {
+        return Ok(Action::new("rebase abort"));
+    }
     let mut a = Action::new("rebase");
     if !live_values(&p, "exec").is_empty() {
         a.add("exec-option");
     }
+    if on(&p, "update-refs") {
+        a.add("update-refs");
+    }
     mark_strategy(&mut a, &p);
+    let pos = p.positionals();
+    a.scope = if resumes(&p) {
+        Some(ScopeTarget::Sequence { git: cx.at.clone() })
+    } else {
+        let root = on(&p, "root");
+        let (upstream, branch) = if root { (None, pos.first()) } else { (pos.first(), pos.get(1)) };
+        Some(ScopeTarget::Replay {
+            how: Replay::Rebase {
+                upstream: upstream.map(|s| s.to_string()),
+                branch: branch.map(|s| s.to_string()),
+                root,
+            },
+            git: cx.at.clone(),
+        })
+    };
     Ok(a)
 }
 
-/// `git init --template=<dir>` copies hooks and files from any directory.
+/// The ways to go on with (or leave) a stopped `git am`.
+const AM_RESUME: &[&str] = &[
+    "continue",
+    "resolved",
+    "skip",
+    "abort",
+    "quit",
+    "retry",
+    "show-current-patch",
+    "allow-empty",
+];
+
+/// `git am`: commits the patches of mailboxes. The gate reads them (the files named, or stdin)
+/// before deciding and hands git sealed copies, so the files the patches touch are known
+/// ([`patch_paths`]); a mailbox it could not read refuses the call.
+fn am(args: &[String], cx: &Cx) -> Result<Action, String> {
+    let p = scan(args, AM_OPTS)?;
+    if stops(&p) {
+        return Ok(Action::new("am abort"));
+    }
+    let mut a = Action::new("am");
+    if resumes(&p) {
+        a.scope = Some(ScopeTarget::Sequence { git: cx.at.clone() });
+        return Ok(a);
+    }
+    let strip = match p.last("p") {
+        Some(n) => n.parse::<usize>().map_err(|_| format!("git am -p{n}: not a number"))?,
+        None => 1,
+    };
+    let directory = p.last("directory").map(str::to_string);
+    let texts: Vec<&Input> = if p.positionals().is_empty() {
+        vec![&cx.inputs.stdin]
+    } else {
+        cx.inputs.files.iter().collect()
+    };
+    let mut files = Ok(Vec::new());
+    if texts.is_empty() {
+        files = Err("the mailboxes were not read".to_string());
+    }
+    for t in texts {
+        let got = match t {
+            Input::Text(text) => patch_paths(text, strip, directory.as_deref()),
+            Input::Unread => Err("the mailbox was not read".to_string()),
+            Input::Terminal => Err("git am would read patches from a terminal".to_string()),
+            Input::Failed(why) => Err(why.clone()),
+        };
+        match (&mut files, got) {
+            (Ok(all), Ok(more)) => all.extend(more),
+            (Ok(_), Err(e)) => files = Err(e),
+            (Err(_), _) => {}
+        }
+    }
+    if let Ok(f) = &mut files {
+        f.sort();
+        f.dedup();
+    }
+    a.scope = Some(ScopeTarget::Patches { files });
+    Ok(a)
+}
+
+/// The files a mailbox's patches touch, as `git apply -p<strip> [--directory=<d>]` names
+/// them: every path of a `diff --git` header, `---`/`+++` lines, and rename or copy lines. A
+/// mailbox with no patch at all is an error: the gate cannot tell what it commits.
+pub fn patch_paths(text: &str, strip: usize, directory: Option<&str>) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut headers = 0;
+    let fix = |raw: &str, strip_it: bool| -> Result<Option<String>, String> {
+        let raw = raw.trim_end_matches(['\r']);
+        let raw = raw.split('\t').next().unwrap_or(raw);
+        let path = if let Some(q) = raw.strip_prefix('"') {
+            unquote(q)?
+        } else {
+            raw.to_string()
+        };
+        if path == "/dev/null" {
+            return Ok(None);
+        }
+        let path = if strip_it {
+            let parts: Vec<&str> = path.split('/').collect();
+            if parts.len() <= strip {
+                return Err(format!("the patch path {path} has fewer than {strip} leading directories to strip"));
+            }
+            parts[strip..].join("/")
+        } else {
+            path
+        };
+        Ok(Some(match directory {
+            Some(d) => format!("{}/{path}", d.trim_end_matches('/')),
+            None => path,
+        }))
+    };
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            headers += 1;
+            // Quoted, or two halves of the same length when unquoted (`a/x b/x`).
+            if let Some(q) = rest.strip_prefix('"') {
+                let end = closing_quote(q).ok_or_else(|| format!("unreadable patch header: {line}"))?;
+                out.extend(fix(&format!("\"{}", &q[..=end]), true)?);
+                let second = q[end + 1..].trim_start();
+                out.extend(fix(second, true)?);
+            } else if let Some(sp) = rest.find(" \"") {
+                out.extend(fix(&rest[..sp], true)?);
+                out.extend(fix(&rest[sp + 1..], true)?);
+            } else {
+                let n = rest.len();
+                if n % 2 == 1 && rest.as_bytes().get(n / 2) == Some(&b' ') {
+                    out.extend(fix(&rest[..n / 2], true)?);
+                    out.extend(fix(&rest[n / 2 + 1..], true)?);
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("--- ").or_else(|| line.strip_prefix("+++ ")) {
+            if rest.starts_with("a/") || rest.starts_with("b/") || rest.starts_with('"') || rest == "/dev/null" || strip != 1 {
+                out.extend(fix(rest, true)?);
+            }
+        } else if let Some(rest) = ["rename from ", "rename to ", "copy from ", "copy to "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+        {
+            out.extend(fix(rest, strip > 1)?);
+        }
+    }
+    if headers == 0 && out.is_empty() {
+        return Err("the mailbox holds no patch the gate can read".into());
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The index of the closing quote of a C-quoted string (after the opening quote).
+fn closing_quote(q: &str) -> Option<usize> {
+    let b = q.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// git's C quoting (`quote.c` `unquote_c_style`), from after the opening quote.
+fn unquote(q: &str) -> Result<String, String> {
+    let end = closing_quote(q).ok_or_else(|| format!("unterminated quoted path \"{q}"))?;
+    let b = &q.as_bytes()[..end];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = *b.get(i + 1).ok_or("a quoted path ends in a backslash")?;
+        i += 2;
+        out.push(match c {
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'v' => 11,
+            b'\\' | b'"' => c,
+            b'0'..=b'3' => {
+                let digits = b.get(i - 1..i + 2).ok_or("a short octal escape in a quoted path")?;
+                i += 2;
+                let s = std::str::from_utf8(digits).map_err(|_| "a bad octal escape")?;
+                u8::from_str_radix(s, 8).map_err(|_| "a bad octal escape in a quoted path")?
+            }
+            other => return Err(format!("an unknown escape \\{} in a quoted path", other as char)),
+        });
+    }
+    String::from_utf8(out).map_err(|_| "a quoted path is not UTF-8".to_string())
+}
+
+/// `git init`: `--template=<dir>` copies hooks and files from any directory;
+/// `--separate-git-dir` puts the git directory anywhere and writes `core.worktree`;
+/// `--shared` writes `core.sharedRepository` (who may write the repository).
 fn init(args: &[String]) -> Result<Action, String> {
     let p = scan(args, INIT_OPTS)?;
     let mut a = Action::new("init");
     if on(&p, "template") {
         a.add("template");
     }
+    if on(&p, "separate-git-dir") {
+        a.add("separate-git-dir");
+    }
+    if on(&p, "shared") {
+        a.add("shared");
+    }
     Ok(a)
 }
 
-/// `git apply --unsafe-paths` writes outside the working tree.
+/// `git apply --unsafe-paths` writes outside the working tree; `--check`, `--stat`,
+/// `--numstat` and `--summary` only show, unless `--apply` asks for both.
 fn apply(args: &[String]) -> Result<Action, String> {
     let p = scan(args, APPLY_OPTS)?;
+    let shows = ["check", "stat", "numstat", "summary"].iter().any(|id| on(&p, id));
+    if shows && !on(&p, "apply") {
+        return Ok(dry("apply"));
+    }
     let mut a = Action::new("apply");
     if on(&p, "unsafe-paths") {
         a.add("unsafe-paths");
     }
     Ok(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration keys that run a program or redirect a write
+
+/// Which subsection a key rule applies to.
+#[derive(Clone, Copy)]
+enum Sub {
+    /// `section.name`.
+    No,
+    /// `section.<anything>.name`.
+    Any,
+    /// Either.
+    Both,
+    /// `section.<this>.name` (compared without regard to case).
+    Is(&'static str),
+}
+
+/// When a key's value makes it dangerous.
+#[derive(Clone, Copy)]
+enum When {
+    Always,
+    /// The value starts with `!` (a shell command).
+    Bang,
+    /// git reads the value as true.
+    True,
+    /// git reads the value as anything but false.
+    NotFalse,
+    /// git reads the value as false.
+    False,
+    /// One of these (compared without regard to case).
+    OneOf(&'static [&'static str]),
+    /// A fetch refspec that writes anywhere but `refs/remotes/<this remote>/`.
+    FetchRefspec,
+    /// A URL git hands to a remote helper it does not ship.
+    HelperUrl,
+}
+
+const RUNS: &str = "runs a program";
+const SHELL: &str = "runs a shell command";
+
+/// `(section, subsection, names, when, why)`: the configuration keys that run a program or
+/// redirect a write, from git's `Documentation/config/*` (git 2.47) and git-lfs. Keys git
+/// itself reads only from protected configuration (`safe.*`) are absent: the gate's own
+/// `safe.bareRepository=explicit` comes from the command line, which wins.
+const CONFIG_KEYS: &[(&str, Sub, &[&str], When, &str)] = &[
+    ("alias", Sub::No, &["*"], When::Bang, SHELL),
+    ("core", Sub::No, &["fsmonitor"], When::NotFalse, RUNS),
+    ("core", Sub::No, &["hookspath"], When::Always, "runs hooks from another directory"),
+    (
+        "core",
+        Sub::No,
+        &["pager", "editor", "askpass", "sshcommand", "gitproxy", "alternaterefscommand"],
+        When::Always,
+        RUNS,
+    ),
+    ("core", Sub::No, &["worktree"], When::Always, "points the work tree elsewhere"),
+    (
+        "core",
+        Sub::No,
+        &["sharedrepository"],
+        When::NotFalse,
+        "changes who may write the repository",
+    ),
+    (
+        "core",
+        Sub::No,
+        &["protectntfs", "protecthfs"],
+        When::False,
+        "turns off git's protection of .git",
+    ),
+    ("sequence", Sub::No, &["editor"], When::Always, RUNS),
+    ("pager", Sub::No, &["*"], When::Always, RUNS),
+    ("diff", Sub::No, &["external", "guitool"], When::Always, RUNS),
+    ("diff", Sub::Any, &["command", "textconv"], When::Always, RUNS),
+    ("difftool", Sub::Any, &["cmd", "path"], When::Always, RUNS),
+    ("mergetool", Sub::Any, &["cmd", "path"], When::Always, RUNS),
+    ("merge", Sub::Any, &["driver"], When::Always, RUNS),
+    ("filter", Sub::Any, &["clean", "smudge", "process"], When::Always, RUNS),
+    ("credential", Sub::Both, &["helper"], When::Always, RUNS),
+    ("gpg", Sub::Both, &["program"], When::Always, RUNS),
+    ("gpg", Sub::Is("ssh"), &["defaultkeycommand"], When::Always, RUNS),
+    ("man", Sub::No, &["viewer"], When::Always, RUNS),
+    ("man", Sub::Any, &["cmd", "path"], When::Always, RUNS),
+    ("help", Sub::No, &["browser"], When::Always, RUNS),
+    ("help", Sub::No, &["format"], When::OneOf(&["web", "html"]), "runs a browser"),
+    ("browser", Sub::Any, &["cmd", "path"], When::Always, RUNS),
+    ("web", Sub::No, &["browser"], When::Always, RUNS),
+    ("instaweb", Sub::No, &["*"], When::Always, RUNS),
+    ("guitool", Sub::Any, &["cmd"], When::Always, SHELL),
+    ("remote", Sub::Any, &["push", "pushurl"], When::Always, "redirects a push"),
+    ("remote", Sub::Any, &["receivepack", "uploadpack"], When::Always, RUNS),
+    ("remote", Sub::Any, &["vcs"], When::Always, "runs a remote helper"),
+    (
+        "remote",
+        Sub::Any,
+        &["url"],
+        When::HelperUrl,
+        "runs a remote helper git does not ship",
+    ),
+    ("remote", Sub::Any, &["proxy"], When::Always, "redirects where git connects"),
+    (
+        "remote",
+        Sub::Any,
+        &["mirror"],
+        When::NotFalse,
+        "pushes every ref, deletions included",
+    ),
+    (
+        "remote",
+        Sub::Any,
+        &["fetch"],
+        When::FetchRefspec,
+        "writes local refs on every fetch",
+    ),
+    ("remote", Sub::Any, &["prunetags"], When::True, "deletes local tags on every fetch"),
+    (
+        "url",
+        Sub::Any,
+        &["insteadof", "pushinsteadof"],
+        When::Always,
+        "rewrites where git connects",
+    ),
+    (
+        "include",
+        Sub::No,
+        &["path"],
+        When::Always,
+        "makes git read another file as configuration",
+    ),
+    (
+        "includeif",
+        Sub::Any,
+        &["path"],
+        When::Always,
+        "makes git read another file as configuration",
+    ),
+    ("submodule", Sub::Any, &["update"], When::Bang, SHELL),
+    (
+        "submodule",
+        Sub::No,
+        &["recurse"],
+        When::True,
+        "runs git in submodules, whose configuration the gate does not read",
+    ),
+    (
+        "protocol",
+        Sub::Both,
+        &["allow"],
+        When::OneOf(&["always"]),
+        "allows transports the gate forbids",
+    ),
+    ("uploadpack", Sub::No, &["packobjectshook"], When::Always, RUNS),
+    ("gc", Sub::No, &["recentobjectshook"], When::Always, RUNS),
+    ("tar", Sub::Any, &["command"], When::Always, RUNS),
+    ("interactive", Sub::No, &["difffilter"], When::Always, RUNS),
+    ("trailer", Sub::Any, &["command", "cmd"], When::Always, SHELL),
+    ("hook", Sub::Any, &["command"], When::Always, RUNS),
+    ("imap", Sub::No, &["tunnel"], When::Always, RUNS),
+    (
+        "sendemail",
+        Sub::Both,
+        &["tocmd", "cccmd", "headercmd", "smtpserver"],
+        When::Always,
+        RUNS,
+    ),
+    ("lfs", Sub::Any, &["path", "clean", "smudge", "process"], When::Always, RUNS),
+    ("http", Sub::Both, &["savecookies"], When::True, "writes a cookie file"),
+    (
+        "trace2",
+        Sub::No,
+        &["eventtarget", "normaltarget", "perftarget"],
+        When::Always,
+        "writes a trace file",
+    ),
+    ("format", Sub::No, &["outputdirectory"], When::Always, "writes files elsewhere"),
+    (
+        "rebase",
+        Sub::No,
+        &["updaterefs"],
+        When::True,
+        "rewrites other branches on every rebase",
+    ),
+    ("fetch", Sub::No, &["prunetags"], When::True, "deletes local tags on every fetch"),
+    (
+        "push",
+        Sub::No,
+        &["recursesubmodules"],
+        When::OneOf(&["on-demand", "only"]),
+        "pushes submodules along",
+    ),
+    (
+        "push",
+        Sub::No,
+        &["default"],
+        When::OneOf(&["upstream", "tracking"]),
+        "sends a branch to its upstream, not where argv says",
+    ),
+    (
+        "commit",
+        Sub::No,
+        &["template"],
+        When::Always,
+        "reads a file into every commit message",
+    ),
+];
+
+/// git's boolean reading of a configuration value: `Some(true)`, `Some(false)`, or `None` for
+/// a value that is not a boolean. A key without `=` is true.
+fn config_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "" | "true" | "yes" | "on" => Some(true),
+        "false" | "no" | "off" => Some(false),
+        n => n.parse::<i64>().ok().map(|i| i != 0),
+    }
+}
+
+/// A `remote.<name>.fetch` value that stores only into that remote's own tracking refs.
+fn tracking_refspec(remote: &str, value: &str) -> bool {
+    let v = value.trim();
+    if v.starts_with('^') {
+        return true;
+    }
+    let body = v.trim_start_matches('+');
+    match body.split_once(':') {
+        None => true,
+        Some((_, "")) => true,
+        Some((src, dst)) => {
+            (src.starts_with("refs/heads/") || src.starts_with("refs/tags/"))
+                && dst
+                    .strip_prefix("refs/remotes/")
+                    .and_then(|d| d.strip_prefix(remote))
+                    .is_some_and(|d| d.starts_with('/'))
+        }
+    }
+}
+
+/// Why the configuration key `key` with `value` runs a program or redirects a write, or
+/// `None` when it does neither. `key` as `git config --list` prints it: the section and the
+/// name lower-case, a subsection as written (`url.https://x/.insteadof`).
+pub fn config_key(key: &str, value: &str) -> Option<&'static str> {
+    let (section, rest) = key.split_once('.')?;
+    let (sub, name) = match rest.rsplit_once('.') {
+        Some((s, n)) => (Some(s), n),
+        None => (None, rest),
+    };
+    let (section, name) = (section.to_ascii_lowercase(), name.to_ascii_lowercase());
+    for (sec, want_sub, names, when, why) in CONFIG_KEYS {
+        if *sec != section || !(names.contains(&"*") || names.contains(&name.as_str())) {
+            continue;
+        }
+        let sub_ok = match (want_sub, sub) {
+            (Sub::No, None) | (Sub::Any, Some(_)) | (Sub::Both, _) => true,
+            (Sub::Is(x), Some(s)) => s.eq_ignore_ascii_case(x),
+            _ => false,
+        };
+        if !sub_ok {
+            continue;
+        }
+        let hit = match when {
+            When::Always => true,
+            When::Bang => value.trim_start().starts_with('!'),
+            When::True => config_bool(value) == Some(true),
+            When::NotFalse => config_bool(value) != Some(false) && !matches!(value.to_ascii_lowercase().as_str(), "umask"),
+            When::False => config_bool(value) == Some(false),
+            When::OneOf(vs) => vs.iter().any(|x| x.eq_ignore_ascii_case(value.trim())),
+            When::FetchRefspec => !tracking_refspec(sub.unwrap_or_default(), value),
+            When::HelperUrl => is_helper_url(value.trim()),
+        };
+        if hit {
+            return Some(why);
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1638,6 +2755,129 @@ const SYMBOLIC_REF_OPTS: &[Opt] = &[
     Opt::value("m", &[], &['m']),
 ];
 
+/// `git fsck` (builtin/fsck.c).
+const FSCK_OPTS: &[Opt] = &[
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("unreachable", &["unreachable"], &[]),
+    Opt::flag("dangling", &["dangling"], &[]),
+    Opt::flag("tags", &["tags"], &[]),
+    Opt::flag("root", &["root"], &[]),
+    Opt::flag("cache", &["cache"], &[]),
+    Opt::flag("reflogs", &["reflogs"], &[]),
+    Opt::flag("full", &["full"], &[]),
+    Opt::flag("connectivity-only", &["connectivity-only"], &[]),
+    Opt::flag("strict", &["strict"], &[]),
+    Opt::flag("lost-found", &["lost-found"], &[]),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("name-objects", &["name-objects"], &[]),
+];
+
+/// `git archive` (archive.c, builtin/archive.c); `-0`…`-9` stay unknown switches.
+const ARCHIVE_OPTS: &[Opt] = &[
+    Opt::value("format", &["format"], &[]),
+    Opt::value("prefix", &["prefix"], &[]),
+    Opt::value("add-file", &["add-file"], &[]),
+    Opt::value("add-virtual-file", &["add-virtual-file"], &[]),
+    Opt::value("output", &["output"], &['o']),
+    Opt::flag("worktree-attributes", &["worktree-attributes"], &[]),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::flag("list", &["list"], &['l']),
+    Opt::value("remote", &["remote"], &[]),
+    Opt::value("exec", &["exec"], &[]),
+    Opt::value("mtime", &["mtime"], &[]),
+];
+
+/// `git clean` (builtin/clean.c).
+const CLEAN_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("force", &["force"], &['f']),
+    Opt::flag("interactive", &["interactive"], &['i']),
+    Opt::flag("d", &[], &['d']),
+    Opt::value("exclude", &["exclude"], &['e']),
+    Opt::flag("x", &[], &['x']),
+    Opt::flag("X", &[], &['X']),
+];
+
+/// `git restore` (builtin/checkout.c `cmd_restore`, with the common and path options).
+const RESTORE_OPTS: &[Opt] = &[
+    Opt::value("source", &["source"], &['s']),
+    Opt::flag("staged", &["staged"], &['S']),
+    Opt::flag("worktree", &["worktree"], &['W']),
+    Opt::flag("ignore-unmerged", &["ignore-unmerged"], &[]),
+    Opt::flag("overlay", &["overlay"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::opt_value("recurse-submodules", &["recurse-submodules"], &[]),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("merge", &["merge"], &['m']),
+    Opt::value("conflict", &["conflict"], &[]),
+    Opt::flag("ours", &["ours"], &['2']),
+    Opt::flag("theirs", &["theirs"], &['3']),
+    Opt::flag("patch", &["patch"], &['p']),
+    Opt::flag("ignore-skip-worktree-bits", &["ignore-skip-worktree-bits"], &[]),
+    Opt::value("pathspec-from-file", &["pathspec-from-file"], &[]),
+    Opt::flag("pathspec-file-nul", &["pathspec-file-nul"], &[]),
+];
+
+/// `git worktree add` (builtin/worktree.c).
+const WORKTREE_ADD_OPTS: &[Opt] = &[
+    Opt::flag("force", &["force"], &['f']),
+    Opt::value("b", &[], &['b']),
+    Opt::value("B", &[], &['B']),
+    Opt::flag("orphan", &["orphan"], &[]),
+    Opt::flag("detach", &["detach"], &['d']),
+    Opt::flag("checkout", &["checkout"], &[]),
+    Opt::flag("lock", &["lock"], &[]),
+    Opt::value("reason", &["reason"], &[]),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::opt_value("track", &["track"], &[]),
+    Opt::flag("guess-remote", &["guess-remote"], &[]),
+    Opt::flag("relative-paths", &["relative-paths"], &[]),
+];
+
+/// `git am` (builtin/am.c).
+const AM_OPTS: &[Opt] = &[
+    Opt::flag("interactive", &["interactive"], &['i']),
+    Opt::flag("no-verify", &["no-verify"], &['n']),
+    Opt::flag("verify", &["verify"], &[]),
+    Opt::flag("binary", &["binary"], &['b']),
+    Opt::flag("3way", &["3way"], &['3']),
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("signoff", &["signoff"], &['s']),
+    Opt::flag("utf8", &["utf8"], &['u']),
+    Opt::flag("keep", &["keep"], &['k']),
+    Opt::flag("keep-non-patch", &["keep-non-patch"], &[]),
+    Opt::flag("message-id", &["message-id"], &['m']),
+    Opt::flag("keep-cr", &["keep-cr"], &[]),
+    Opt::flag("scissors", &["scissors"], &['c']),
+    Opt::value("quoted-cr", &["quoted-cr"], &[]),
+    Opt::opt_value("whitespace", &["whitespace"], &[]),
+    Opt::flag("ignore-space-change", &["ignore-space-change"], &[]),
+    Opt::flag("ignore-whitespace", &["ignore-whitespace"], &[]),
+    Opt::value("directory", &["directory"], &[]),
+    Opt::value("exclude", &["exclude"], &[]),
+    Opt::value("include", &["include"], &[]),
+    Opt::value("C", &[], &['C']),
+    Opt::value("p", &[], &['p']),
+    Opt::value("patch-format", &["patch-format"], &[]),
+    Opt::flag("reject", &["reject"], &[]),
+    Opt::value("resolvemsg", &["resolvemsg"], &[]),
+    Opt::flag("continue", &["continue"], &[]),
+    Opt::flag("resolved", &["resolved"], &['r']),
+    Opt::flag("skip", &["skip"], &[]),
+    Opt::flag("abort", &["abort"], &[]),
+    Opt::flag("quit", &["quit"], &[]),
+    Opt::flag("retry", &["retry"], &[]),
+    Opt::opt_value("show-current-patch", &["show-current-patch"], &[]),
+    Opt::flag("allow-empty", &["allow-empty"], &[]),
+    Opt::flag("committer-date-is-author-date", &["committer-date-is-author-date"], &[]),
+    Opt::flag("ignore-date", &["ignore-date"], &[]),
+    Opt::flag("rerere-autoupdate", &["rerere-autoupdate"], &[]),
+    Opt::opt_value("gpg-sign", &["gpg-sign"], &['S']),
+    Opt::value("empty", &["empty"], &[]),
+    Opt::flag("rebasing", &["rebasing"], &[]),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1844,13 +3084,63 @@ mod tests {
     fn fetch_into_remote_tracking_refs_is_an_observation_unless_a_refspec_names_them() {
         assert_eq!(acts(&["fetch"]), one("fetch", &[]));
         assert_eq!(acts(&["fetch", "--prune", "origin", "main"]), one("fetch", &[]));
+        // Recording the remote's own branch where a plain fetch records it is an observation.
+        assert_eq!(acts(&["fetch", "origin", "+main:refs/remotes/origin/main"]), one("fetch", &[]));
         assert_eq!(
-            acts(&["fetch", "origin", "+main:refs/remotes/origin/main"]),
+            acts(&["fetch", "origin", "refs/heads/main:refs/remotes/origin/main"]),
+            one("fetch", &[])
+        );
+        assert_eq!(
+            acts(&["fetch", "origin", "+feature:refs/remotes/origin/main"]),
             one("fetch", &["remote-refs"])
         );
+        assert_eq!(
+            acts(&["fetch", "upstream", "main:refs/remotes/origin/main"]),
+            one("fetch", &["remote-refs"])
+        );
+        assert_eq!(
+            acts(&["fetch", "origin", "+x:refs/replace/abc"]),
+            one("fetch", &["force-local", "local-refs"])
+        );
         assert_eq!(acts(&["fetch", "origin", "main:main"]), one("fetch", &["local-refs"]));
-        assert_eq!(acts(&["fetch", "-P", "origin"]), one("fetch", &["local-refs"]));
         assert_eq!(acts(&["fetch", "--multiple", "origin", "upstream"]), one("fetch", &[]));
+        assert_eq!(acts(&["fetch", "--tags", "origin"]), one("fetch", &[]));
+    }
+
+    #[test]
+    fn fetch_and_pull_that_rewrite_or_delete_local_refs_are_marked_force_local() {
+        for words in [
+            &["fetch", "-ft"][..],
+            &["fetch", "-tf", "origin"],
+            &["fetch", "origin", "+main:main"],
+            &["fetch", "-f", "origin", "main:main"],
+            &["fetch", "-pP"],
+            &["fetch", "--prune-tags", "--force"],
+            &["fetch", "--stdin", "origin"],
+            &["fetch", "origin", "main:main", "--force"],
+            &["pull", "origin", "+main:main"],
+            &["pull", "--tags", "-f"],
+            &["pull", "-f", "origin", "main:refs/tags/x"],
+        ] {
+            assert!(marks(words).contains(&"force-local".to_string()), "{words:?}");
+        }
+        // A dry run writes no ref.
+        assert_eq!(acts(&["fetch", "--dry-run", "origin", "+main:main"]), one("fetch", &[]));
+    }
+
+    #[test]
+    fn fetch_options_that_write_config_or_the_shallow_file_are_marked() {
+        assert_eq!(
+            acts(&["fetch", "--set-upstream", "origin", "feat"]),
+            one("fetch", &["tracking-config"])
+        );
+        assert_eq!(acts(&["fetch", "--filter=blob:none"]), one("fetch", &["partial-clone"]));
+        assert_eq!(acts(&["fetch", "--dep=1", "origin"]), one("fetch", &["shallow"]));
+        assert_eq!(acts(&["fetch", "--unshallow"]), one("fetch", &["shallow"]));
+        assert_eq!(
+            acts(&["fetch", "--dry-run", "--set-upstream", "o", "f"]),
+            one("fetch", &["tracking-config"])
+        );
     }
 
     #[test]
@@ -1912,12 +3202,14 @@ mod tests {
             assert_eq!(inv.problem, None, "{words:?}");
             (inv.actions[0].scope.clone(), inv.actions[0].has("amend"))
         };
-        let commit = |all: bool, paths: &[&str], include: bool, chdir: &[&str]| {
+        let commit = |all: bool, paths: &[&str], include: bool, globals: &[&str]| {
             Some(ScopeTarget::Commit {
                 all,
                 paths: paths.iter().map(|s| s.to_string()).collect(),
                 include,
-                chdir: chdir.iter().map(|s| s.to_string()).collect(),
+                git: GitAt {
+                    globals: globals.iter().map(|s| s.to_string()).collect(),
+                },
             })
         };
         assert_eq!(target(&["commit", "-m", "x"]), (commit(false, &[], false, &[]), false));
@@ -1933,7 +3225,28 @@ mod tests {
         assert_eq!(target(&["commit", "--am", "--no-e"]), (commit(false, &[], false, &[]), true));
         assert_eq!(
             target(&["-C", "a", "-C", "b", "commit", "-m", "x"]),
-            (commit(false, &[], false, &["a", "b"]), false)
+            (commit(false, &[], false, &["-C", "a", "-C", "b"]), false)
+        );
+        assert_eq!(
+            target(&[
+                "--icase-pathspecs",
+                "--git-dir=.git",
+                "--work-tree",
+                ".",
+                "commit",
+                "-m",
+                "x",
+                "IE.YAML"
+            ]),
+            (
+                commit(
+                    false,
+                    &["IE.YAML"],
+                    false,
+                    &["--icase-pathspecs", "--git-dir=.git", "--work-tree=."]
+                ),
+                false
+            )
         );
         assert_eq!(
             problem(&["commit", "--pathspec-from-file=l", "-m", "x"]),
@@ -1949,7 +3262,7 @@ mod tests {
             Some(ScopeTarget::Push {
                 remote: remote.map(str::to_string),
                 refspecs: specs.iter().map(|s| s.to_string()).collect(),
-                chdir: vec![],
+                git: GitAt::default(),
             })
         };
         assert_eq!(target(&["push", "origin", "feat", "x:y"]), push(Some("origin"), &["feat", "x:y"]));
@@ -1974,7 +3287,12 @@ mod tests {
         want.scope = Some(ScopeTarget::Push {
             remote: Some("origin".into()),
             refspecs: vec!["HEAD:refs/heads/feat".into()],
-            chdir: vec![],
+            git: GitAt::default(),
+        });
+        want.probe = Some(Probe::PushTarget {
+            remote: Some("origin".into()),
+            refspecs: vec!["HEAD:refs/heads/feat".into()],
+            git: GitAt::default(),
         });
         assert_eq!(inv.actions, vec![want]);
         assert_eq!(
@@ -2071,7 +3389,8 @@ mod tests {
     fn unknown_commands_keep_the_name_as_typed() {
         assert_eq!(acts(&["frobnicate", "--force"]), one("frobnicate", &[]));
         assert_eq!(acts(&["myalias", "--help"]), one("myalias", &[]));
-        assert_eq!(acts(&["submodule", "update"]), one("submodule", &[]));
+        assert_eq!(acts(&["submodule", "update"]), one("submodule update", &[]));
+        assert_eq!(acts(&["submodule", "foreach", "id"]), one("submodule foreach", &[]));
         assert_eq!(problem(&[""]), Some("empty command name".into()));
     }
 
@@ -2167,6 +3486,36 @@ mod tests {
     }
 
     #[test]
+    fn clone_init_and_worktree_add_declare_the_directory_they_create() {
+        let files = |words: &[&str]| -> Vec<(String, String)> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.files.into_iter().map(|f| (f.path, f.flag)).collect()
+        };
+        let f = |p: &str, flag: &str| (p.to_string(), flag.to_string());
+        assert_eq!(files(&["clone", "https://h/o/app.git"]), [f("app", "clone")]);
+        assert_eq!(
+            files(&["clone", "-q", "https://h/o/app.git/", "work/app"]),
+            [f("work/app", "clone")]
+        );
+        assert_eq!(files(&["-C", "repos", "clone", "git@h:o/app"]), [f("repos/app", "clone")]);
+        assert_eq!(files(&["clone", "--bare", "https://h/o/app.git"]), [f("app.git/HEAD", "--bare")]);
+        assert_eq!(files(&["clone", "--mirror", "https://h/o/app", "m"]), [f("m/HEAD", "--mirror")]);
+        assert_eq!(
+            files(&["clone", "--separate-git-dir", "gd", "https://h/o/app"]),
+            [f("app", "clone"), f("gd/HEAD", "--separate-git-dir")]
+        );
+        assert_eq!(files(&["init"]), [f(".", "init")]);
+        assert_eq!(files(&["init", "--bare", "x"]), [f("x/HEAD", "--bare")]);
+        assert_eq!(files(&["--bare", "init", "x"]), [f("x/HEAD", "--bare")]);
+        assert_eq!(
+            files(&["worktree", "add", "-b", "fix", "../wt", "main"]),
+            [f("../wt", "worktree add")]
+        );
+        assert_eq!(files(&["status"]), []);
+    }
+
+    #[test]
     fn a_diff_output_file_is_its_own_refused_action() {
         assert_eq!(
             acts(&["log", "--output=/home/a/.bashrc", "-1"]),
@@ -2185,14 +3534,329 @@ mod tests {
             problem(&["push", "--bogus", "origin", "feat"]),
             Some("unknown option --bogus".into())
         );
+        // After --end-of-options every word is an operand: `--force` is a refspec here.
         assert_eq!(
             problem(&["push", "--end-of-options", "origin", "--force"]),
-            Some("unknown option --end-of-options".into())
+            Some("push refspec --force starts with a dash".into())
         );
         assert_eq!(
             problem(&["push", "--", "origin", "-f"]),
             Some("push refspec -f starts with a dash".into())
         );
         assert!(problem(&["push", "origin", "^feat"]).is_some());
+    }
+
+    #[test]
+    fn config_reads_its_options_as_git_does_options_end_at_the_name() {
+        // git config <name> <value>: whatever the value looks like, it is a write.
+        assert_eq!(acts(&["config", "user.name", "--get"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "diff.external", "prog", "--get"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "core.worktree", "../../x", "--list"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "remote.origin.pushurl", "u", "-l"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--global", "user.name", "-l"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--end-of-options", "user.name"]), one("config get", &[]));
+        assert_eq!(acts(&["config", "--end-of-options", "--get", "x"]), one("config set", &[]));
+        assert_eq!(acts(&["config", "--get", "user.name"]), one("config get", &[]));
+        // The subcommand form is recognised only as the first word.
+        assert_eq!(acts(&["config", "list", "--show-origin"]), one("config list", &[]));
+        assert_eq!(acts(&["config", "--global", "get", "x"]), one("config set", &[]));
+    }
+
+    #[test]
+    fn options_end_at_the_first_operand_where_git_stops_there() {
+        // ls-remote and grep stop at their first operand: what follows is a pattern.
+        assert_eq!(acts(&["ls-remote", "origin", "--upload-pack=x"]), one("ls-remote", &[]));
+        assert_eq!(acts(&["grep", "TODO", "-Ovim"]), one("grep", &[]));
+        assert_eq!(acts(&["grep", "-Ovim", "TODO"]), one("grep", &["exec-option"]));
+    }
+
+    #[test]
+    fn end_of_options_ends_options_for_every_subcommand() {
+        assert_eq!(acts(&["log", "--end-of-options", "--output=x"]), one("log", &[]));
+        assert_eq!(
+            acts(&["commit", "-m", "x", "--end-of-options", "--amend"]).remove(0).1,
+            Vec::<String>::new()
+        );
+        assert_eq!(acts(&["push", "origin", "--end-of-options", "feat"]), one("push", &[]));
+    }
+
+    #[test]
+    fn git_dir_and_work_tree_naming_the_same_repository_are_global_options_the_gate_repeats() {
+        assert_eq!(acts(&["--git-dir=.git", "status"]), one("status", &[]));
+        assert_eq!(acts(&["--git-dir", "./.git", "--work-tree=.", "log"]), one("log", &[]));
+        assert_eq!(
+            acts(&["--git-dir=..", "status"]),
+            vec![("status".into(), vec![]), ("--git-dir".into(), vec![])]
+        );
+        assert_eq!(acts(&["--bare", "log"]), vec![("log".into(), vec![]), ("--bare".into(), vec![])]);
+        assert_eq!(
+            git_at(&argv(&["-C", "x", "--literal-pathspecs", "--git-dir=.git", "status"])).globals,
+            argv(&["-C", "x", "--literal-pathspecs", "--git-dir=.git"])
+        );
+    }
+
+    #[test]
+    fn discarding_uncommitted_work_is_marked_in_every_form() {
+        for words in [
+            &["checkout", "--", "README.md"][..],
+            &["checkout", "."],
+            &["checkout", "HEAD~1", "--", "README.md"],
+            &["checkout", "main", "README.md"],
+            &["checkout", "--ours", "README.md"],
+            &["checkout", "--pathspec-from-file=l"],
+            &["checkout", ":(icase)ie.yaml"],
+            &["checkout", "*.yaml"],
+            &["checkout", "--end-of-options", "main", "--", "README.md"],
+            &["restore", "README.md"],
+            &["restore", "."],
+            &["restore", "-W", "README.md"],
+            &["restore", "--source=HEAD~1", "README.md"],
+            &["restore", "-SW", "x"],
+            &["reset", "--merge"],
+        ] {
+            assert!(marks(words).contains(&"discard".to_string()), "{words:?}");
+        }
+        assert_eq!(acts(&["restore", "--staged", "x"]), one("restore", &[]));
+        assert_eq!(acts(&["reset", "--keep", "HEAD~1"]), one("reset", &[]));
+        assert_eq!(acts(&["checkout", "-b", "feat", "origin/main"]), one("checkout", &[]));
+        assert_eq!(acts(&["checkout", "--",]), one("checkout", &[]));
+    }
+
+    #[test]
+    fn a_lone_checkout_operand_is_asked_of_the_real_git() {
+        let inv = p(&["-C", "r", "checkout", "feat"]);
+        assert_eq!(
+            inv.actions[0].probe,
+            Some(Probe::CheckoutArg {
+                arg: "feat".into(),
+                git: GitAt {
+                    globals: argv(&["-C", "r"])
+                }
+            })
+        );
+        assert_eq!(p(&["checkout", "-b", "feat"]).actions[0].probe, None);
+    }
+
+    #[test]
+    fn other_branches_rewritten_are_marked() {
+        assert_eq!(marks(&["rebase", "--update-refs", "main"]), vec!["update-refs"]);
+        assert_eq!(
+            marks(&["rebase", "--update-refs", "--no-update-refs", "main"]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            acts(&["worktree", "add", "-B", "feat", "../wt"]),
+            one("worktree add", &["force-create"])
+        );
+        assert_eq!(acts(&["worktree", "add", "-f", "../wt", "main"]), one("worktree add", &["force"]));
+        assert_eq!(acts(&["worktree", "add", "../wt", "-b", "x"]), one("worktree add", &[]));
+        assert_eq!(
+            acts(&["branch", "-d", "-r", "origin/main"]),
+            one("branch delete", &["remote-tracking"])
+        );
+    }
+
+    #[test]
+    fn dry_runs_and_checks_are_verbs_of_their_own() {
+        assert_eq!(acts(&["clean", "-n"]), one("clean dry-run", &[]));
+        assert_eq!(acts(&["clean", "-fdx"]), one("clean", &[]));
+        assert_eq!(acts(&["commit", "--dry-run", "-a"]), one("commit dry-run", &[]));
+        assert_eq!(acts(&["push", "-n", "--force", "origin", "main"]), one("push dry-run", &[]));
+        assert_eq!(
+            acts(&["push", "-n", "--receive-pack=x", "o", "f"]),
+            one("push dry-run", &["exec-option"])
+        );
+        assert_eq!(acts(&["rm", "-n", "x"]), one("rm dry-run", &[]));
+        assert_eq!(acts(&["mv", "--dry-run", "a", "b"]), one("mv dry-run", &[]));
+        assert_eq!(acts(&["apply", "--check", "p"]), one("apply dry-run", &[]));
+        assert_eq!(acts(&["apply", "--stat", "--apply", "p"]), one("apply", &[]));
+        assert_eq!(acts(&["remote", "prune", "-n", "origin"]), one("remote prune dry-run", &[]));
+        assert_eq!(acts(&["reflog", "expire", "--dry-run", "--all"]), one("reflog expire dry-run", &[]));
+    }
+
+    #[test]
+    fn read_only_verbs_are_named_and_their_writes_are_actions_of_their_own() {
+        assert_eq!(acts(&["fsck", "--full"]), one("fsck", &[]));
+        assert_eq!(acts(&["fsck", "--lost-found"]), one("fsck", &["writes-files"]));
+        assert_eq!(acts(&["notes"]), one("notes list", &[]));
+        assert_eq!(acts(&["notes", "--ref=x", "show"]), one("notes show", &[]));
+        assert_eq!(acts(&["archive", "HEAD"]), one("archive", &[]));
+        assert_eq!(
+            acts(&["archive", "--out=x.tar", "HEAD"]),
+            vec![("archive".into(), vec![]), ("--output".into(), vec![])]
+        );
+        assert_eq!(acts(&["archive", "--remote=o", "--ex=x", "HEAD"]), one("archive", &["exec-option"]));
+        assert_eq!(acts(&["format-patch", "--stdout", "-1"]), one("format-patch", &[]));
+        assert_eq!(
+            acts(&["format-patch", "-1"]),
+            vec![("format-patch".into(), vec![]), ("--output".into(), vec![])]
+        );
+        assert_eq!(acts(&["fast-export", "--all"]), one("fast-export", &[]));
+        assert_eq!(
+            acts(&["fast-export", "--export-marks=m", "--all"]),
+            vec![("fast-export".into(), vec![]), ("--output".into(), vec![])]
+        );
+        assert_eq!(acts(&["bisect", "log"]), one("bisect log", &[]));
+        assert_eq!(acts(&["rerere"]), one("rerere record", &[]));
+        assert_eq!(acts(&["submodule"]), one("submodule status", &[]));
+        assert_eq!(acts(&["lfs", "ls-files"]), one("lfs ls-files", &[]));
+        assert_eq!(acts(&["whatchanged", "-1"]), one("whatchanged", &[]));
+    }
+
+    #[test]
+    fn urls_for_helpers_git_does_not_ship_are_remote_helpers() {
+        assert!(marks(&["fetch", "testgit://h/r"]).contains(&"remote-helper".to_string()));
+        assert!(marks(&["clone", "ext::sh", "d"]).contains(&"remote-helper".to_string()));
+        for url in ["https://h/r", "git://h/r", "ssh://h/r", "file:///r", "h:r", "git+ssh://h/r"] {
+            assert!(!marks(&["fetch", url]).contains(&"remote-helper".to_string()), "{url}");
+        }
+    }
+
+    #[test]
+    fn messages_read_from_files_are_local_reads_where_git_reads_them() {
+        let inv = p(&["-C", "sub", "tag", "-F", "/etc/hostname", "t9"]);
+        assert_eq!(
+            inv.files.iter().map(|f| (f.path.as_str(), f.access)).collect::<Vec<_>>(),
+            vec![("/etc/hostname", Access::Read)]
+        );
+        let inv = p(&["-C", "sub", "commit", "-F", "msg"]);
+        assert_eq!(inv.files[0].path, "sub/msg");
+        assert!(p(&["commit", "-F", "-"]).files.is_empty());
+    }
+
+    #[test]
+    fn commit_making_verbs_name_what_they_replay() {
+        let scope = |w: &[&str]| p(w).actions[0].scope.clone();
+        assert_eq!(
+            scope(&["cherry-pick", "a..b", "c"]),
+            Some(ScopeTarget::Replay {
+                how: Replay::Picks(argv(&["a..b", "c"])),
+                git: GitAt::default()
+            })
+        );
+        assert_eq!(
+            scope(&["merge", "--no-ff", "feat"]),
+            Some(ScopeTarget::Replay {
+                how: Replay::Merge(argv(&["feat"])),
+                git: GitAt::default()
+            })
+        );
+        assert_eq!(
+            scope(&["rebase", "--onto", "x", "up", "br"]),
+            Some(ScopeTarget::Replay {
+                how: Replay::Rebase {
+                    upstream: Some("up".into()),
+                    branch: Some("br".into()),
+                    root: false
+                },
+                git: GitAt::default()
+            })
+        );
+        assert_eq!(
+            scope(&["revert", "--continue"]),
+            Some(ScopeTarget::Sequence { git: GitAt::default() })
+        );
+        assert_eq!(acts(&["merge", "--abort"]), one("merge abort", &[]));
+        assert_eq!(problem(&["cherry-pick"]), Some("git cherry-pick needs the commits it picks".into()));
+    }
+
+    #[test]
+    fn am_reads_its_mailboxes_and_names_the_files_their_patches_touch() {
+        let args = argv(&["am", "-3", "--directory=sub", "a.mbox", "b.mbox"]);
+        assert_eq!(
+            sources(&args),
+            Sources {
+                stdin: false,
+                files: vec![("a.mbox".into(), 3), ("b.mbox".into(), 4)]
+            }
+        );
+        assert_eq!(
+            sources(&argv(&["am", "-s"])),
+            Sources {
+                stdin: true,
+                files: vec![]
+            }
+        );
+        assert_eq!(sources(&argv(&["am", "--continue"])), Sources::default());
+        let patch = "From x\nSubject: y\n\ndiff --git a/ie.yaml b/ie.yaml\n--- a/ie.yaml\n+++ b/ie.yaml\n@@ -1 +1 @@\n-a\n+b\n";
+        let mail = "diff --git a/checks/x.md b/checks/x.md\nnew file mode 100644\n--- /dev/null\n+++ b/checks/x.md\n";
+        let inputs = Inputs {
+            stdin: Input::Unread,
+            files: vec![Input::Text(patch.into()), Input::Text(mail.into())],
+        };
+        let inv = parse_with(&args, &inputs);
+        assert_eq!(
+            inv.actions[0].scope,
+            Some(ScopeTarget::Patches {
+                files: Ok(argv(&["sub/checks/x.md", "sub/ie.yaml"]))
+            })
+        );
+        let unread = parse(&argv(&["am", "x.mbox"]));
+        assert!(matches!(unread.actions[0].scope, Some(ScopeTarget::Patches { files: Err(_) })));
+    }
+
+    #[test]
+    fn patch_paths_read_quoted_renamed_and_stripped_names() {
+        let text = "diff --git \"a/sp ace\\t.md\" \"b/sp ace\\t.md\"\n--- \"a/sp ace\\t.md\"\n+++ \"b/sp ace\\t.md\"\ndiff --git a/old b/new\nsimilarity index 100%\nrename from old\nrename to new\n";
+        assert_eq!(patch_paths(text, 1, None), Ok(argv(&["new", "old", "sp ace\t.md"])));
+        assert!(patch_paths("no patch here", 1, None).is_err());
+        assert_eq!(patch_paths("--- x/a/b\n+++ y/a/b\n", 2, None), Ok(argv(&["b"])));
+    }
+
+    #[test]
+    fn config_keys_that_run_a_program_or_redirect_a_write_are_named() {
+        for (key, value) in [
+            ("alias.st", "!sh -c id"),
+            ("core.fsmonitor", "/tmp/x"),
+            ("core.pager", "less"),
+            ("core.editor", "vi"),
+            ("diff.external", "x"),
+            ("diff.pdf.textconv", "x"),
+            ("filter.lfs.smudge", "x"),
+            ("credential.helper", "store"),
+            ("credential.https://h.helper", "x"),
+            ("core.sshcommand", "x"),
+            ("core.gitproxy", "x"),
+            ("core.hookspath", "h"),
+            ("man.viewer", "x"),
+            ("man.x.cmd", "x"),
+            ("help.browser", "x"),
+            ("remote.origin.pushurl", "u"),
+            ("remote.origin.push", "x:y"),
+            ("remote.gh/up.uploadpack", "x"),
+            ("url.https://evil/.insteadof", "https://github.com/"),
+            ("include.path", "x"),
+            ("includeif.gitdir:/x/.path", "y"),
+            ("core.worktree", "../x"),
+            ("core.sharedrepository", "0777"),
+            ("remote.origin.fetch", "+refs/heads/*:refs/heads/*"),
+            ("remote.origin.fetch", "+refs/heads/x:refs/replace/abc"),
+            ("fetch.prunetags", "true"),
+            ("rebase.updaterefs", "yes"),
+            ("push.default", "upstream"),
+            ("submodule.x.update", "!x"),
+            ("protocol.ext.allow", "always"),
+            ("pager.log", "x"),
+            ("trailer.x.command", "x"),
+            ("remote.origin.url", "ext::sh -c id"),
+            ("remote.origin.url", "testgit://h/r"),
+        ] {
+            assert!(config_key(key, value).is_some(), "{key}={value}");
+        }
+        for (key, value) in [
+            ("alias.st", "status"),
+            ("remote.origin.url", "https://h/r"),
+            ("remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"),
+            ("remote.gh/up.fetch", "+refs/heads/*:refs/remotes/gh/up/*"),
+            ("branch.main.merge", "refs/heads/main"),
+            ("core.fsmonitor", "false"),
+            ("core.sharedrepository", "umask"),
+            ("push.default", "simple"),
+            ("fetch.prunetags", "false"),
+            ("user.name", "x"),
+            ("core.bare", "false"),
+        ] {
+            assert_eq!(config_key(key, value), None, "{key}={value}");
+        }
     }
 }

@@ -19,6 +19,7 @@ pub mod remote;
 pub mod shell;
 pub mod sql;
 pub mod ssh;
+pub mod sudo;
 pub mod systemd;
 pub mod tea;
 
@@ -51,6 +52,8 @@ pub struct Action {
     /// For `compose up` (which creates containers from the compose files): the options that
     /// choose the files, so the gate can read what they ask for (`crate::compose::file_marks`).
     pub compose: Option<ComposeFiles>,
+    /// A question whose answer (marks) the decision needs before it can allow the action.
+    pub probe: Option<Probe>,
 }
 
 /// One thing a lifecycle action acts on, as written in the call.
@@ -195,6 +198,9 @@ impl LocalFile {
     }
 }
 
+/// What a client's grammar makes of its call: actions, claims, and the local files it touches.
+pub type Understood = (Vec<Action>, Vec<Claim>, Vec<LocalFile>);
+
 /// File contents the gate read for a call (keyed by the path as written), or why it could not.
 pub type Contents = BTreeMap<String, Result<String, String>>;
 
@@ -211,22 +217,75 @@ pub enum ScopeTarget {
         head: Option<String>,
     },
     /// `git commit`: the staged files; with `all`, every tracked change; `paths` when the call
-    /// names them (only those, or with `include` those and the index). `chdir` holds the `-C`
-    /// directories of the call, in order.
+    /// names them (only those, or with `include` those and the index). `git` holds the global
+    /// options the gate's own git repeats ([`GitAt`]).
     Commit {
         all: bool,
         paths: Vec<String>,
         include: bool,
-        chdir: Vec<String>,
+        git: GitAt,
     },
     /// `git push`: the files changed by the commits the refspecs would send to `remote`.
     Push {
         remote: Option<String>,
         refspecs: Vec<String>,
-        chdir: Vec<String>,
+        git: GitAt,
     },
+    /// A git command that makes commits out of other commits (`cherry-pick`, `revert`, `merge`,
+    /// `rebase`): the files of the commits it replays or brings in.
+    Replay { how: Replay, git: GitAt },
+    /// Going on with a sequence that stopped (`--continue`, `--skip` of `am`, `cherry-pick`,
+    /// `revert`, `rebase`, `merge`): what the index holds now, and every commit or patch the
+    /// sequence still has to make.
+    Sequence { git: GitAt },
+    /// `git am`: the files the patches touch, as the gate read them (the mailboxes reach git
+    /// as sealed copies of what was read), or why they could not be worked out.
+    Patches { files: Result<Vec<String>, String> },
+    /// A file written through a hosting API (`…/repos/{owner}/{repo}/contents/{path}`).
     /// A file written through a hosting API (`…/repos/{owner}/{repo}/contents/{path}`).
     Contents { owner: String, repo: String, path: String },
+}
+
+/// The global options of a git call that choose its repository, work tree and pathspec rules
+/// (`-C <dir>`, `--git-dir=.git`, `--work-tree=.`, `--literal-pathspecs`, `--icase-pathspecs`,
+/// …), as written and in order: the gate's own git repeats them, so it sees the same files
+/// and matches paths the same way.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GitAt {
+    pub globals: Vec<String>,
+}
+
+/// What a commit-replaying git command takes its commits from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// `cherry-pick` or `revert` of these revisions (`--no-walk`: a single commit is itself, a
+    /// range walks).
+    Picks(Vec<String>),
+    /// `merge` of these commits (none: the current branch's upstream).
+    Merge(Vec<String>),
+    /// `rebase [--onto <o>] [<upstream> [<branch>]]`: the commits of `branch` (the current one
+    /// when None) not in `upstream` (its upstream when None); `root`: every commit of it.
+    Rebase {
+        upstream: Option<String>,
+        branch: Option<String>,
+        root: bool,
+    },
+}
+
+/// A question about the repository whose answer adds marks to an action (or refuses it): the
+/// gate asks the real git before it decides again (`facts::probe`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// `git checkout <arg>` without `--`: a branch or commit to switch to, or paths whose
+    /// changes it throws away (`discard`), as git decides (`parse_branchname_arg`).
+    CheckoutArg { arg: String, git: GitAt },
+    /// Where a push lands: the remote's default branch (`default-branch`), a tag named without
+    /// `refs/tags/` (`tags`), or a remote whose default branch is unknown (refused).
+    PushTarget {
+        remote: Option<String>,
+        refspecs: Vec<String>,
+        git: GitAt,
+    },
 }
 
 impl Action {
@@ -239,6 +298,7 @@ impl Action {
             http: None,
             targets: Vec::new(),
             compose: None,
+            probe: None,
         }
     }
 
@@ -290,6 +350,11 @@ pub enum Claim {
         flag: String,
         exclusive: &'static [&'static str],
     },
+    /// The call names where it connects (`psql -h`, `host=` in a connection string, `mysql
+    /// -P`, `gh attestation download --hostname`): the value of `var` it overrides. When the
+    /// operator pinned a credential of the tool (its policy's `env.credentials`), it may only go
+    /// to the pinned `var`.
+    Destination { var: &'static str, value: String, flag: String },
     /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
     /// `tiershim.yaml` lists `hosts:`, it must be one of them.
     SshHost { host: String, via: String },
@@ -377,7 +442,8 @@ pub fn parse_scripts(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation
     match tool {
         Tool::Psql => psql::parse_with(args, inputs),
         Tool::Mysql => mysql::parse_with(args, inputs),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => parse(tool, args),
+        Tool::Git => git::parse_with(args, inputs),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Ssh => parse(tool, args),
     }
 }
 
@@ -387,7 +453,8 @@ pub fn sources(tool: Tool, args: &[String]) -> Sources {
     match tool {
         Tool::Psql => psql::sources(args),
         Tool::Mysql => mysql::sources(args),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Git | Tool::Ssh => Sources::default(),
+        Tool::Git => git::sources(args),
+        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Ssh => Sources::default(),
     }
 }
 

@@ -20,7 +20,7 @@
 
 use crate::grammar::opts::{self, Item, Opt, Style};
 use crate::grammar::sql::{self, Dialect};
-use crate::grammar::{Action, Claim, Input, Inputs, Invocation, Sources};
+use crate::grammar::{Action, Claim, Input, Inputs, Invocation, LocalFile, Sources, Understood};
 use crate::tool::Tool;
 
 /// `--no-defaults` must be the first argument to count: no option file is read. The character
@@ -184,9 +184,10 @@ pub fn parse(args: &[String]) -> Invocation {
 pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     let inv = Invocation::new(Tool::Mysql, args);
     match read(args, inputs) {
-        Ok((actions, claims)) => {
+        Ok((actions, claims, files)) => {
             let mut inv = actions.into_iter().fold(inv, Invocation::with_action);
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(problem) => inv.with_problem(problem),
@@ -205,10 +206,11 @@ pub fn sources(args: &[String]) -> Sources {
     }
 }
 
-fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), String> {
+fn read(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
     let s = scan(args)?;
     let mut out = Vec::new();
     let mut claims = Vec::new();
+    let mut files = Vec::new();
     let mut runs = false;
     let mut positionals = 0;
     if let Some(u) = s.parsed.unknowns().first() {
@@ -219,7 +221,7 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
         match f.id {
             "execute" => {
                 runs = true;
-                out.extend(script(value).map_err(|e| format!("{}: {e}", f.written))?);
+                out.extend(script(value, &mut files).map_err(|e| format!("{}: {e}", f.written))?);
             }
             "init-command" => {
                 let mut a = Action::new("init-command");
@@ -240,6 +242,16 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
                 flag: f.written.clone(),
                 exclusive: &[],
             }),
+            // Where the client connects: with a pinned MYSQL_PWD it must be the pinned one.
+            "host" | "port" | "socket" => claims.push(Claim::Destination {
+                var: match f.id {
+                    "host" => "MYSQL_HOST",
+                    "port" => "MYSQL_TCP_PORT",
+                    _ => "MYSQL_UNIX_PORT",
+                },
+                value: value.to_string(),
+                flag: f.written.clone(),
+            }),
             "delimiter" => return Err(format!("{} moves where statements end", f.written)),
             "named-commands" if !off => {
                 return Err(format!("{} makes client commands count anywhere on a line", f.written));
@@ -248,7 +260,10 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
                 out.push(Action::new("option local-infile"));
             }
             "pager" if !off => out.push(Action::new("option pager")),
-            "tee" if !off => out.push(Action::new("option tee")),
+            "tee" if !off => {
+                files.push(LocalFile::write(value, f.written.split('=').next().unwrap_or_default()));
+                out.push(Action::new("option tee"));
+            }
             "plugin-dir" | "default-auth" | "character-sets-dir" => out.push(Action::new(format!("option {}", f.id))),
             "default-character-set" => {
                 // `--skip-` puts back the default, `auto`: the caller's locale.
@@ -276,11 +291,11 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
             Input::Failed(why) => return Err(why.clone()),
             Input::Text(text) => {
                 out.push(head);
-                out.extend(script(text).map_err(|e| format!("stdin script: {e}"))?);
+                out.extend(script(text, &mut files).map_err(|e| format!("stdin script: {e}"))?);
             }
         }
     }
-    Ok((out, claims))
+    Ok((out, claims, files))
 }
 
 /// `-pSECRET` (alone or at the end of a cluster such as `-Np…`) with the password replaced, for
@@ -340,7 +355,7 @@ const COMMANDS: &[(&str, char, &str, bool)] = &[
 ];
 
 /// `-e` text or a stdin script: client commands and statements, in order.
-fn script(text: &str) -> Result<Vec<Action>, String> {
+fn script(text: &str, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let mut out = Vec::new();
     for piece in pieces(text, true)? {
         match piece {
@@ -348,6 +363,13 @@ fn script(text: &str) -> Result<Vec<Action>, String> {
             Piece::Command(verb, argument) => {
                 if verb == "command delimiter" {
                     return Err("the delimiter command moves where statements end".into());
+                }
+                // `tee FILE` appends the session to FILE: the rest of the line, trimmed
+                // (`com_tee`, no unquoting); a `;` ending it is judged as not part of the name
+                // (the stricter reading: `HEAD;` and `HEAD` are refused alike).
+                let name = argument.trim().trim_end_matches(';').trim_end();
+                if verb == "command tee" && !name.is_empty() {
+                    files.push(LocalFile::write(name, "tee"));
                 }
                 let a = Action::new(verb);
                 out.push(if verb == "command charset" && charset_change(&argument) {
@@ -537,6 +559,20 @@ mod tests {
 
     fn problem(words: &[&str]) -> String {
         parse(&argv(words)).problem.unwrap_or_default()
+    }
+
+    #[test]
+    fn the_files_tee_appends_to_are_declared() {
+        let files = |words: &[&str]| -> Vec<(String, String)> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.files.into_iter().map(|f| (f.path, f.flag)).collect()
+        };
+        let f = |p: &str, flag: &str| (p.to_string(), flag.to_string());
+        assert_eq!(files(&["--tee=out.log", "-e", "select 1"]), [f("out.log", "--tee")]);
+        assert_eq!(files(&["-e", "tee session.log; select 1"]), [f("session.log", "tee")]);
+        assert_eq!(files(&["-e", "select 1\\T my log.txt\n"]), [f("my log.txt", "tee")]);
+        assert_eq!(files(&["-e", "notee"]), []);
     }
 
     #[test]

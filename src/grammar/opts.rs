@@ -96,6 +96,9 @@ pub struct Style {
     pub interspersed: bool,
     /// `--` ends options; everything after is positional.
     pub double_dash: bool,
+    /// `--end-of-options` ends options and is dropped; everything after is positional, a later
+    /// `--` included (git's parse-options.c).
+    pub end_of_options: bool,
     pub unknown: Unknown,
 }
 
@@ -114,6 +117,7 @@ impl Style {
         negation: false,
         interspersed: true,
         double_dash: true,
+        end_of_options: false,
         unknown: Unknown::Error,
     };
     /// glibc getopt_long (psql on Linux).
@@ -130,6 +134,7 @@ impl Style {
         negation: false,
         interspersed: true,
         double_dash: true,
+        end_of_options: false,
         unknown: Unknown::Error,
     };
     /// git's parse-options.c (subcommand options).
@@ -146,6 +151,7 @@ impl Style {
         negation: true,
         interspersed: true,
         double_dash: true,
+        end_of_options: true,
         unknown: Unknown::Error,
     };
     /// urfave/cli v3 as tea uses it: one or two dashes, no clusters.
@@ -162,6 +168,7 @@ impl Style {
         negation: false,
         interspersed: true,
         double_dash: true,
+        end_of_options: false,
         unknown: Unknown::Error,
     };
 }
@@ -198,6 +205,10 @@ pub struct Parsed {
     pub items: Vec<Item>,
     /// `--` was seen.
     pub saw_double_dash: bool,
+    /// Where in `items` the words after `--` begin.
+    pub double_dash_at: Option<usize>,
+    /// `--end-of-options` was seen: every word after it is a positional, `--` included.
+    pub saw_end_of_options: bool,
 }
 
 impl Parsed {
@@ -266,6 +277,12 @@ pub fn scan(args: &[String], table: &[Opt], style: &Style) -> Result<Parsed, Str
         i += 1;
         if style.double_dash && a == "--" {
             out.saw_double_dash = true;
+            out.double_dash_at = Some(out.items.len());
+            out.items.extend(args[i..].iter().cloned().map(Item::Pos));
+            break;
+        }
+        if style.end_of_options && a == "--end-of-options" {
+            out.saw_end_of_options = true;
             out.items.extend(args[i..].iter().cloned().map(Item::Pos));
             break;
         }
@@ -596,6 +613,17 @@ mod tests {
         let p = scan(&argv(&["--", "-f"]), T, &Style::PFLAG).unwrap();
         assert_eq!(p.positionals(), vec!["-f"]);
         assert!(p.saw_double_dash);
+    }
+
+    #[test]
+    fn end_of_options_makes_every_later_word_positional_where_the_style_says() {
+        let p = scan(&argv(&["-s", "--end-of-options", "-f", "--", "x"]), T, &Style::GIT_PARSE_OPTIONS).unwrap();
+        assert_eq!(p.positionals(), vec!["-f", "--", "x"]);
+        assert!(p.saw_end_of_options && !p.saw_double_dash && p.has("silent") && !p.has("force"));
+        assert_eq!(
+            scan(&argv(&["--end-of-options"]), T, &Style::PFLAG),
+            Err("unknown option --end-of-options".into())
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@
 
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style};
 use crate::grammar::sql::{self, Dialect};
-use crate::grammar::{Action, Claim, Input, Inputs, Invocation, Sources};
+use crate::grammar::{Action, Claim, Input, Inputs, Invocation, LocalFile, Sources, Understood};
 use crate::tool::Tool;
 
 /// `-X` first: psql must not run `psqlrc` (system or `PSQLRC`), which may hold `\!`.
@@ -86,9 +86,10 @@ pub fn parse(args: &[String]) -> Invocation {
 pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     let inv = Invocation::new(Tool::Psql, args);
     match read(args, inputs) {
-        Ok((actions, claims)) => {
+        Ok((actions, claims, files)) => {
             let mut inv = actions.into_iter().fold(inv, Invocation::with_action);
             inv.claims = claims;
+            inv.files = files;
             inv
         }
         Err(problem) => inv.with_problem(problem),
@@ -132,10 +133,32 @@ fn scanned(args: &[String]) -> Result<(Parsed, Vec<usize>), String> {
 /// psql variables that change where psql ends a statement; the gate's split would differ.
 const SPLIT_VARIABLES: &[&str] = &["SINGLELINE", "SINGLESTEP"];
 
-fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), String> {
+/// The local files a call reads and writes (`-o`, `-L`, `\o`, `\g`, `\copy … to`, …), and whether
+/// a `\cd` moved psql's working directory (after which a relative name means something else).
+#[derive(Default)]
+struct Files {
+    list: Vec<LocalFile>,
+    cd: bool,
+}
+
+impl Files {
+    fn push(&mut self, f: LocalFile) -> Result<(), String> {
+        if self.cd && !f.path.starts_with('/') {
+            return Err(format!(
+                "{} {} after \\cd: the gate cannot tell which directory the name is in",
+                f.flag, f.path
+            ));
+        }
+        self.list.push(f);
+        Ok(())
+    }
+}
+
+fn read(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
     let (parsed, _) = scanned(args)?;
     let mut out = Vec::new();
     let mut claims = Vec::new();
+    let mut files = Files::default();
     // Without -c, -f or -l psql reads a script from stdin (or runs interactively).
     let mut runs_input = false;
     let mut stdin_done = false;
@@ -166,7 +189,7 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
             "command" => {
                 runs_input = true;
                 match value.strip_prefix('\\') {
-                    Some(meta) => out.extend(meta_command(meta)),
+                    Some(meta) => out.extend(meta_command(meta, &mut files)?),
                     None => out.extend(sql_text(value)?),
                 }
             }
@@ -176,12 +199,12 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
                 if value == "-" {
                     if !stdin_done {
                         stdin_done = true;
-                        out.extend(script_input("stdin", &inputs.stdin)?);
+                        out.extend(script_input("stdin", &inputs.stdin, &mut files)?);
                     }
                 } else {
                     let input = inputs.files.get(file_no).unwrap_or(&Input::Unread);
                     file_no += 1;
-                    out.extend(script_input("file", input)?);
+                    out.extend(script_input("file", input, &mut files)?);
                 }
             }
             "list" => {
@@ -190,10 +213,20 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
             }
             "output" => {
                 let a = Action::new("output");
-                out.push(if value.starts_with('|') { a.mark("pipe") } else { a });
+                if value.starts_with('|') {
+                    out.push(a.mark("pipe"));
+                } else {
+                    files.push(LocalFile::write(value, opt_name(&f.written)))?;
+                    out.push(a);
+                }
             }
-            "log-file" => out.push(Action::new("log-file")),
+            "log-file" => {
+                files.push(LocalFile::write(value, opt_name(&f.written)))?;
+                out.push(Action::new("log-file"));
+            }
             "dbname" => out.extend(conninfo(value, &mut claims)?),
+            "host" => claims.push(destination("PGHOST", value, &f.written)),
+            "port" => claims.push(destination("PGPORT", value, &f.written)),
             "username" => claims.push(role(value, &f.written)),
             "set" => {
                 if value.contains('`') {
@@ -230,12 +263,17 @@ fn read(args: &[String], inputs: &Inputs) -> Result<(Vec<Action>, Vec<Claim>), S
     }
     if !runs_input {
         reads_script = true;
-        out.extend(script_input("stdin", &inputs.stdin)?);
+        out.extend(script_input("stdin", &inputs.stdin, &mut files)?);
     }
     if reads_script && let Some(what) = split_change {
         return Err(format!("{what}, which changes where psql ends a statement in a script"));
     }
-    Ok((out, claims))
+    Ok((out, claims, files.list))
+}
+
+/// `--output=FILE` → `--output`; `-o` stays `-o`.
+fn opt_name(written: &str) -> &str {
+    written.split('=').next().unwrap_or(written)
 }
 
 /// The role psql would log in as must be the pinned one, when the operator pins one.
@@ -248,8 +286,17 @@ fn role(value: &str, flag: &str) -> Claim {
     }
 }
 
+/// Where psql connects, as the call names it: with a pinned PGPASSWORD it must be the pinned one.
+fn destination(var: &'static str, value: &str, flag: &str) -> Claim {
+    Claim::Destination {
+        var,
+        value: value.to_string(),
+        flag: flag.to_string(),
+    }
+}
+
 /// A script source: `script` (marked by where it comes from), then what the script runs.
-fn script_input(from: &str, input: &Input) -> Result<Vec<Action>, String> {
+fn script_input(from: &str, input: &Input, files: &mut Files) -> Result<Vec<Action>, String> {
     let head = Action::new("script").mark(from);
     match input {
         Input::Unread => Ok(vec![head.mark("unread")]),
@@ -257,7 +304,7 @@ fn script_input(from: &str, input: &Input) -> Result<Vec<Action>, String> {
         Input::Failed(why) => Err(why.clone()),
         Input::Text(text) => {
             let mut out = vec![head];
-            out.extend(script(text).map_err(|e| format!("{from} script: {e}"))?);
+            out.extend(script(text, files).map_err(|e| format!("{from} script: {e}"))?);
             Ok(out)
         }
     }
@@ -380,8 +427,12 @@ fn conninfo(s: &str, claims: &mut Vec<Claim>) -> Result<Option<Action>, String> 
         if key == "client_encoding" && !sql::safe_client_charset(&value, Dialect::Postgres) {
             a.add("charset");
         }
-        if key == "user" {
-            claims.push(role(&value, "user= in the connection string"));
+        match key.as_str() {
+            "user" => claims.push(role(&value, "user= in the connection string")),
+            "host" => claims.push(destination("PGHOST", &value, "host= in the connection string")),
+            "hostaddr" => claims.push(destination("PGHOSTADDR", &value, "hostaddr= in the connection string")),
+            "port" => claims.push(destination("PGPORT", &value, "port= in the connection string")),
+            _ => {}
         }
     }
     Ok(Some(a))
@@ -463,11 +514,35 @@ fn keyword_pairs(s: &str) -> Result<Vec<(String, String)>, String> {
 fn uri_params(rest: &str) -> Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();
     let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let mut hostspec = &rest[..authority_end];
     if let Some(at) = rest[..authority_end].rfind('@') {
         let userinfo = &rest[..at];
         let user = userinfo.split(':').next().unwrap_or_default();
         if !user.is_empty() {
             pairs.push(("user".to_string(), percent_decode(user)?));
+        }
+        hostspec = &rest[at + 1..authority_end];
+    }
+    // `host[:port][,host[:port]…]`, an IPv6 address in brackets: where libpq connects.
+    if !hostspec.is_empty() {
+        let mut hosts = Vec::new();
+        let mut ports = Vec::new();
+        for spec in hostspec.split(',') {
+            let (host, port) = match spec.strip_prefix('[') {
+                Some(v6) => match v6.split_once(']') {
+                    Some((h, rest)) => (h, rest.strip_prefix(':').unwrap_or("")),
+                    None => return Err(format!("connection URI: unterminated [ in {spec:?}")),
+                },
+                None => spec.split_once(':').unwrap_or((spec, "")),
+            };
+            hosts.push(percent_decode(host)?);
+            ports.push(percent_decode(port)?);
+        }
+        if hosts.iter().any(|h| !h.is_empty()) {
+            pairs.push(("host".to_string(), hosts.join(",")));
+        }
+        if ports.iter().any(|p| !p.is_empty()) {
+            pairs.push(("port".to_string(), ports.join(",")));
         }
     }
     let Some((_, query)) = rest.split_once('?') else {
@@ -600,8 +675,8 @@ fn resolve_meta(name: &str) -> Option<&'static str> {
 }
 
 /// The first meta-command of a `-c '\…'` (psql ignores the rest of the string). `body` is the
-/// text after the leading backslash.
-fn meta_command(body: &str) -> Vec<Action> {
+/// text after the leading backslash. The files it reads or writes go to `files`.
+fn meta_command(body: &str, files: &mut Files) -> Result<Vec<Action>, String> {
     // psqlscanslash.l: the name ends at [ \t\n\r\f] or a backslash.
     let end = body.find([' ', '\t', '\n', '\r', '\x0c', '\\']).unwrap_or(body.len());
     let (name, rest) = body.split_at(end);
@@ -622,11 +697,147 @@ fn meta_command(body: &str) -> Vec<Action> {
     if verb == "\\encoding" && encoding_change(rest) {
         a.add("charset");
     }
+    meta_files(&verb, rest, files)?;
     let mut out = vec![a];
     if body.contains('`') {
         out.push(Action::new("backquote").mark("meta-command"));
     }
+    Ok(out)
+}
+
+/// The local files a meta-command reads or writes, with its arguments read as psql's
+/// `psql_scan_slash_option` reads them (whitespace-separated, `'…'` quoted with `''` and `\`
+/// escapes): `\o FILE`, `\g [(…)] FILE`, `\gx`, `\w FILE`, `\s FILE`, `\lo_export OID FILE`,
+/// `\copy … to|from FILE`; a pipe (`|…`) is no file. `\cd` moves the working directory.
+fn meta_files(verb: &str, rest: &str, files: &mut Files) -> Result<(), String> {
+    let args = slash_args(rest);
+    let file = |i: usize| args.get(i).filter(|a| !a.starts_with('|') && !a.is_empty()).cloned();
+    let flag = verb.to_string();
+    match verb {
+        "\\cd" => files.cd = true,
+        "\\o" | "\\w" | "\\s" => {
+            if let Some(f) = file(0) {
+                files.push(LocalFile::write(f, flag))?;
+            }
+        }
+        "\\g" => {
+            // `\g (format=csv) FILE`: the options come first, in parentheses.
+            let skip = usize::from(args.first().is_some_and(|a| a.starts_with('(')));
+            let skip = if skip == 1 {
+                args.iter().position(|a| a.ends_with(')')).map_or(args.len(), |k| k + 1)
+            } else {
+                0
+            };
+            if let Some(f) = file(skip) {
+                files.push(LocalFile::write(f, flag))?;
+            }
+        }
+        "\\lo_export" => {
+            if let Some(f) = file(1) {
+                files.push(LocalFile::write(f, flag))?;
+            }
+        }
+        "\\copy" => {
+            if let Some((dir, target)) = copy_target(rest) {
+                let plain = !matches!(
+                    target.to_ascii_lowercase().as_str(),
+                    "stdin" | "stdout" | "pstdin" | "pstdout" | "program"
+                );
+                if plain {
+                    let f = unquote(&target);
+                    files.push(if dir == "to" {
+                        LocalFile::write(f, "\\copy … to")
+                    } else {
+                        LocalFile::read(f, "\\copy … from", false)
+                    })?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A meta-command's arguments: whitespace-separated words, `'…'` kept whole (unquoted later).
+fn slash_args(rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if quoted && chars.peek() == Some(&'\'') => {
+                cur.push('\'');
+                chars.next();
+            }
+            '\'' => quoted = !quoted,
+            '\\' if quoted => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            c if !quoted && c.is_whitespace() => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
     out
+}
+
+/// `'name'` → `name` (`''` is a quote); anything else as written.
+fn unquote(s: &str) -> String {
+    match s.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        Some(inner) => inner.replace("''", "'"),
+        None => s.to_string(),
+    }
+}
+
+/// `\copy`'s direction (`to` or `from`, outside parentheses and quotes) and the word after it.
+fn copy_target(rest: &str) -> Option<(String, String)> {
+    let mut depth = 0i32;
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for c in rest.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                cur.push(c);
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                cur.push(c);
+            }
+            (None, '(') => {
+                depth += 1;
+                cur.push(c);
+            }
+            (None, ')') => {
+                depth -= 1;
+                cur.push(c);
+            }
+            (None, c) if c.is_whitespace() && depth == 0 => {
+                if !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let k = words
+        .iter()
+        .position(|w| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("from"))?;
+    Some((words[k].to_ascii_lowercase(), words.get(k + 1)?.clone()))
 }
 
 /// Whether `\encoding`'s argument (`rest`, the text after the name) switches the client to an
@@ -682,7 +893,7 @@ const SENDS: &[&str] = &["g", "gx", "gset", "gdesc", "gexec", "crosstabview", "w
 
 /// The actions of a psql script (`-f`, stdin): split as psql's lexer (psqlscan.l) splits it,
 /// in both readings of `standard_conforming_strings`, which must agree.
-fn script(text: &str) -> Result<Vec<Action>, String> {
+fn script(text: &str, files: &mut Files) -> Result<Vec<Action>, String> {
     if text.contains('\x0b') {
         return Err("a vertical tab in a script".into());
     }
@@ -701,7 +912,7 @@ fn script(text: &str) -> Result<Vec<Action>, String> {
                 if bare && matches!(name, "g" | "gx") {
                     continue; // the same as `;`
                 }
-                out.extend(meta_command(&line));
+                out.extend(meta_command(&line, files)?);
             }
         }
     }
@@ -1424,14 +1635,84 @@ mod tests {
         parse(&argv(words))
             .claims
             .into_iter()
-            .map(|c| match c {
+            .filter_map(|c| match c {
                 Claim::PinnedIfSet { var, value, flag, .. } => {
                     assert_eq!(var, "PGUSER");
-                    (flag, value)
+                    Some((flag, value))
                 }
+                Claim::Destination { .. } => None,
                 other => panic!("{other:?}"),
             })
             .collect()
+    }
+
+    fn destinations(words: &[&str]) -> Vec<(&'static str, String)> {
+        parse(&argv(words))
+            .claims
+            .into_iter()
+            .filter_map(|c| match c {
+                Claim::Destination { var, value, .. } => Some((var, value)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn files_of(words: &[&str]) -> Vec<(String, crate::grammar::Access, String)> {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.files.into_iter().map(|f| (f.path, f.access, f.flag)).collect()
+    }
+
+    #[test]
+    fn every_file_psql_writes_or_copies_from_is_declared() {
+        use crate::grammar::Access::{Read, Write};
+        let w = |p: &str, f: &str| (p.to_string(), Write, f.to_string());
+        assert_eq!(
+            files_of(&["-o", "out.txt", "--log-file=s.log", "-c", "select 1"]),
+            [w("out.txt", "-o"), w("s.log", "--log-file")]
+        );
+        assert_eq!(files_of(&["-c", "\\o 'my file.txt'"]), [w("my file.txt", "\\o")]);
+        assert_eq!(files_of(&["-c", "\\o"]), []);
+        assert_eq!(files_of(&["-c", "\\o |cat"]), []);
+        assert_eq!(files_of(&["-c", "\\g (format=csv tuples_only) r.csv"]), [w("r.csv", "\\g")]);
+        assert_eq!(
+            files_of(&["-c", "\\copy (select 1) to 'out.csv' with csv"]),
+            [w("out.csv", "\\copy … to")]
+        );
+        assert_eq!(
+            files_of(&["-c", "\\copy t from data.csv"]),
+            [("data.csv".to_string(), Read, "\\copy … from".to_string())]
+        );
+        assert_eq!(files_of(&["-c", "\\copy t to stdout"]), []);
+        assert_eq!(files_of(&["-c", "\\lo_export 123 /tmp/blob"]), [w("/tmp/blob", "\\lo_export")]);
+        // In a script, and after \cd a relative name is someone else's directory.
+        let inv = with_stdin(&[], "\\o report.txt\nselect 1;\n");
+        assert_eq!(inv.files.len(), 1);
+        let inv = with_stdin(&[], "\\cd /tmp\n\\o report.txt\nselect 1;\n");
+        assert!(inv.problem.unwrap().contains("after \\cd"));
+    }
+
+    #[test]
+    fn every_way_of_naming_the_server_is_a_destination_claim() {
+        let d = |v: &'static str, s: &str| (v, s.to_string());
+        assert_eq!(
+            destinations(&["-h", "evil", "-p", "5433", "-c", "select 1"]),
+            [d("PGHOST", "evil"), d("PGPORT", "5433")]
+        );
+        assert_eq!(destinations(&["--host=evil", "-l"]), [d("PGHOST", "evil")]);
+        assert_eq!(
+            destinations(&["-d", "host=evil hostaddr=10.0.0.9 port=1 dbname=app", "-l"]),
+            [d("PGHOST", "evil"), d("PGHOSTADDR", "10.0.0.9"), d("PGPORT", "1")]
+        );
+        assert_eq!(
+            destinations(&["postgresql://u@evil:5433,[::1]:6000/app", "-l"]),
+            [d("PGHOST", "evil,::1"), d("PGPORT", "5433,6000")]
+        );
+        assert_eq!(
+            destinations(&["postgresql:///app?host=/tmp/sock", "-l"]),
+            [d("PGHOST", "/tmp/sock")]
+        );
+        assert_eq!(destinations(&["app", "-c", "select 1"]), []);
     }
 
     #[test]

@@ -4,17 +4,20 @@
 //! strictest part decides.
 //!
 //! Owns: which program goes to which grammar ([`TOOLS`], one entry per gated tool, so adding a
-//! tool is one line), the `sudo` prefix, the leading `cd DIR`, which redirections are harmless
-//! (`/dev/null`, `2>&1`), the exact command git runs over ssh (`git-upload-pack '<path>'`), and
-//! turning every construct the gate cannot see through into a part of its own (`construct
-//! <kind>`), which the ssh policy classifies.
+//! tool is one line), the `sudo` prefix ([`sudo`]) and the `as-root` part it (or a login as
+//! `root`) adds, the leading `cd DIR`, which redirections are harmless (`/dev/null`, `2>&1`),
+//! the exact command git runs over ssh (`git-upload-pack '<path>'`), turning every construct the
+//! gate cannot see through into a part of its own (`construct <kind>`), which the ssh policy
+//! classifies, where each part writes on the remote host ([`Write`], judged by
+//! `crate::remote_fence`), and the settings every remote git runs with ([`git_forced`],
+//! [`sent_args`]).
 //!
 //! Must not: decide, or read anything. Programs that are not gated tools become `run <program>`
 //! actions (and `systemctl …`/`journalctl` ones, see [`systemd`]) for `policy/ssh.yaml` to
 //! classify; a program it does not name is refused as unclassified.
 
 use crate::grammar::shell::{self, Op, Redirect, Simple, Word};
-use crate::grammar::{self, Action, Claim, Invocation, systemd};
+use crate::grammar::{self, Access, Action, Claim, Invocation, sudo, systemd};
 use crate::sanitize::redact_args;
 use crate::tool::Tool;
 
@@ -59,13 +62,33 @@ pub struct Remote {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
     /// The words as the remote program receives them, `sudo` and its options included; for a
-    /// construct, its text.
+    /// construct, its text; for an `as-root` part, the `sudo` words (or the program's).
     pub words: Vec<String>,
     /// Where each word is in [`Remote::command`] (byte ranges), for redaction.
     pub spans: Vec<(usize, usize)>,
     /// What it is: a gated tool's invocation (`docker restart api`), or an ssh-policy action
-    /// (`run uptime`, `systemctl restart nginx`, `construct command-substitution`).
+    /// (`run uptime`, `systemctl restart nginx`, `construct command-substitution`, `as-root git`).
     pub inv: Invocation,
+    /// The index in `words` of the program (after `sudo` and its options).
+    pub program: usize,
+    /// Where the part writes on the remote host, as written.
+    pub writes: Vec<Write>,
+}
+
+/// A place a remote command writes, as written in it (relative paths are the remote shell's:
+/// below the `cd`, or the login directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    pub path: String,
+    /// What writes it, for messages: the option (`-o`), or `git` for the directory a git
+    /// command works in.
+    pub what: String,
+    /// A directory a git command works in (or creates): judged only when the command changes
+    /// something, and it may be a workspace itself.
+    pub repository: bool,
+    /// Files whose names the server chooses are written into `path` (`curl -J`, an archive
+    /// unpacked): tier 3, as locally.
+    pub named: bool,
 }
 
 impl Part {
@@ -114,7 +137,7 @@ pub fn parts(command: &str) -> Result<(Option<String>, Vec<Part>), String> {
             }
             continue;
         }
-        if let Some(part) = command_part(&cmd.words) {
+        for part in command_part(&cmd.words).into_iter().flatten() {
             out.push((start, part));
         }
     }
@@ -137,6 +160,8 @@ fn construct(kind: &str, text: &str, span: (usize, usize)) -> Part {
         inv: Invocation::new(Tool::Ssh, &words).with_action(Action::new(format!("construct {kind}"))),
         words,
         spans: vec![span],
+        program: 0,
+        writes: Vec::new(),
     }
 }
 
@@ -166,39 +191,74 @@ fn is_cd(cmd: &Simple) -> bool {
     cmd.words.len() == 2 && cmd.words[1].is_plain() && !cmd.words[1].text.starts_with('-') && !cmd.words[1].text.is_empty()
 }
 
-/// The part for one simple command. None when there is nothing to run (a command of only
-/// assignments or redirections, already recorded) or when the program name is itself an
-/// expansion (the construct is the part).
-fn command_part(words: &[Word]) -> Option<Part> {
+/// The parts for one simple command: the program's, and an `as-root` part when `sudo` runs it.
+/// None when there is nothing to run (a command of only assignments or redirections, already
+/// recorded) or when the program name is itself an expansion (the construct is the part).
+fn command_part(words: &[Word]) -> Option<Vec<Part>> {
     let first = words.first()?;
     if first.expands {
         return None;
     }
     let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
-    let spans = words.iter().map(|w| w.span).collect();
-    Some(Part {
-        inv: judge(&texts),
-        words: texts,
-        spans,
-    })
+    let spans: Vec<(usize, usize)> = words.iter().map(|w| w.span).collect();
+    let j = judge(&texts);
+    let writes = writes_of(&j.inv, &texts[j.program..]);
+    let main = Part {
+        inv: j.inv,
+        words: texts.clone(),
+        spans: spans.clone(),
+        program: j.program,
+        writes,
+    };
+    let Some(marks) = j.root else {
+        return Some(vec![main]);
+    };
+    let root = as_root(
+        texts[..j.program].to_vec(),
+        spans[..j.program].to_vec(),
+        &texts[j.program],
+        &marks,
+        &main.inv,
+    );
+    Some(vec![main, root])
+}
+
+/// What [`judge`] makes of a simple command.
+struct Judged {
+    inv: Invocation,
+    /// The index of the program word (after `sudo` and its options).
+    program: usize,
+    /// Marks of the `sudo` in front, when sudo runs the program.
+    root: Option<Vec<&'static str>>,
 }
 
 /// Hand `words` (program first) to the grammar that reads it.
-fn judge(words: &[String]) -> Invocation {
+fn judge(words: &[String]) -> Judged {
+    let plain = |inv| Judged {
+        inv,
+        program: 0,
+        root: None,
+    };
     let program = words[0].as_str();
     let args = &words[1..];
     if program == "sudo" {
-        return match unwrap_sudo(args) {
-            Some(rest) if !rest.is_empty() && rest[0] != "sudo" => judge(rest),
-            _ => run(words),
+        return match sudo::parse(words) {
+            Ok(s) if s.mode == sudo::Mode::Run && words[s.prefix] != "sudo" => Judged {
+                inv: judge(&words[s.prefix..]).inv,
+                program: s.prefix,
+                root: Some(s.marks),
+            },
+            Ok(s) if s.mode == sudo::Mode::Info => plain(Invocation::new(Tool::Ssh, words).with_action(Action::new("sudo info"))),
+            // A shell, an editor, sudo in front of sudo, or what sudo (or the gate) cannot read.
+            _ => plain(run(words)),
         };
     }
     if let Some((_, tool, prefix)) = TOOLS.iter().find(|(name, _, _)| *name == program) {
         let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
         argv.extend(args.iter().cloned());
-        return grammar::parse(*tool, &argv);
+        return plain(grammar::parse(*tool, &argv));
     }
-    match program {
+    plain(match program {
         "systemctl" => systemd::systemctl(args),
         "journalctl" => systemd::journalctl(args),
         p if GIT_TRANSPORT.contains(&p) && args.len() == 1 && !args[0].starts_with('-') => {
@@ -214,30 +274,196 @@ fn judge(words: &[String]) -> Invocation {
             inv
         }
         _ => run(words),
+    })
+}
+
+/// The `as-root` part of a program run by `sudo` (or on a login as root): `as-root` with the
+/// marks of what root would do beyond the program's own rules (files it names, sudo's options),
+/// and `as-root <program>` for the policy's list of what each program reaches as root (falling
+/// back to `as-root other`).
+fn as_root(words: Vec<String>, spans: Vec<(usize, usize)>, program: &str, marks: &[&'static str], inner: &Invocation) -> Part {
+    let mut root = Action::new("as-root");
+    for m in marks {
+        root.add(*m);
+    }
+    if inner.files.iter().any(|f| f.access.writes()) {
+        root.add("writes");
+    }
+    if inner.files.iter().any(|f| f.access == Access::Read) {
+        root.add("reads-files");
+    }
+    let inv = Invocation::new(Tool::Ssh, &words)
+        .with_action(root)
+        .with_action(Action::new(format!("as-root {program}")).fallback("as-root other"));
+    Part {
+        inv,
+        words,
+        spans,
+        program: 0,
+        writes: Vec::new(),
+    }
+}
+
+/// A login as `root` runs every program as root: give each program part that `sudo` does not
+/// already cover an `as-root` part of its own (marked `root-login`), after it.
+pub fn as_root_login(parts: &mut Vec<Part>) {
+    let mut out = Vec::with_capacity(parts.len() * 2);
+    for (i, p) in parts.iter().enumerate() {
+        out.push(p.clone());
+        let is_root_part = |q: &Part| q.inv.actions.first().is_some_and(|a| a.verb == "as-root");
+        if is_root_part(p) || parts.get(i + 1).is_some_and(is_root_part) {
+            continue;
+        }
+        if p.inv.actions.iter().any(|a| a.verb.starts_with("construct ")) || p.inv.problem.is_some() {
+            continue;
+        }
+        let Some(program) = p.words.get(p.program) else { continue };
+        let span = p.spans.get(p.program).copied().into_iter().collect();
+        out.push(as_root(vec![program.clone()], span, program, &["root-login"], &p.inv));
+    }
+    for p in out.iter_mut() {
+        if let Some(a) = p.inv.actions.first_mut().filter(|a| a.verb == "as-root") {
+            a.add("root-login");
+        }
+    }
+    *parts = out;
+}
+
+/// Where a part writes: the files its grammar says it writes, and for git the directory it works
+/// in (`-C`, below the `cd`), plus, for `clone` and `init`, every word that could name the
+/// directory they create. `words` start at the program.
+fn writes_of(inv: &Invocation, words: &[String]) -> Vec<Write> {
+    let mut out: Vec<Write> = inv
+        .files
+        .iter()
+        .filter(|f| f.access.writes())
+        .map(|f| Write {
+            path: f.path.clone(),
+            what: f.flag.clone(),
+            repository: false,
+            named: f.access != Access::Write,
+        })
+        .collect();
+    if inv.tool == Tool::Git && words.first().is_some_and(|w| w == "git") {
+        let (dir, rest) = git_directory(&words[1..]);
+        if let Some((verb, args)) = rest.split_first()
+            && matches!(verb.as_str(), "clone" | "init")
+        {
+            for a in args.iter().filter(|a| !a.starts_with('-')) {
+                out.push(Write {
+                    path: if a.starts_with('/') || dir == "." {
+                        a.clone()
+                    } else {
+                        format!("{dir}/{a}")
+                    },
+                    what: format!("git {verb}"),
+                    repository: true,
+                    named: false,
+                });
+            }
+        }
+        out.push(Write {
+            path: dir,
+            what: "git".into(),
+            repository: true,
+            named: false,
+        });
+    }
+    out
+}
+
+/// The directory git works in (`.` joined with each `-C`, as git applies them in turn) and the
+/// words after its global options.
+fn git_directory(args: &[String]) -> (String, &[String]) {
+    let mut dir = ".".to_string();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if !a.starts_with('-') || matches!(a.as_str(), "--help" | "-h" | "--version" | "-v") {
+            break;
+        }
+        match a.as_str() {
+            "-C" => {
+                let Some(v) = args.get(i + 1) else { break };
+                if v.starts_with('/') || dir == "." {
+                    dir.clone_from(v);
+                } else if !v.is_empty() {
+                    dir = format!("{dir}/{v}");
+                }
+                i += 2;
+            }
+            "-c" | "--config-env" | "--git-dir" | "--work-tree" | "--namespace" | "--shallow-file" | "--attr-source" => i += 2,
+            _ => i += 1,
+        }
+    }
+    (dir, &args[i.min(args.len())..])
+}
+
+/// The settings every remote git runs with, put after its `git` word: the local gate's forced
+/// settings (no pager, hooks, fsmonitor, editors, signing or transport programs from config),
+/// and `safe.bareRepository=explicit`, so a directory that only looks like a bare repository
+/// (`HEAD`, `config`, `objects/`, `refs/` written there) is not one. A remote repository's config
+/// cannot be read from here; these `-c` settings win over it.
+pub fn git_forced() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = grammar::git::PREPEND.to_vec();
+    if !out.contains(&"safe.bareRepository=explicit") {
+        out.extend(["-c", "safe.bareRepository=explicit"]);
+    }
+    out
+}
+
+/// The remote command as it is sent: each git part with [`git_forced`] after its `git` word.
+/// None when it has no git part.
+pub fn sent_command(remote: &Remote) -> Option<String> {
+    // Plain words (letters, digits, `-._=/:`) need no quotes; anything else would get them.
+    let plain = |a: &str| a.chars().all(|c| c.is_ascii_alphanumeric() || "-._=/:".contains(c));
+    let forced: Vec<String> = git_forced()
+        .iter()
+        .map(|a| {
+            if plain(a) {
+                a.to_string()
+            } else {
+                shell_words::quote(a).into_owned()
+            }
+        })
+        .collect();
+    let insert = format!(" {}", forced.join(" "));
+    let mut at: Vec<usize> = remote
+        .parts
+        .iter()
+        .filter(|p| p.inv.tool == Tool::Git && p.words.get(p.program).is_some_and(|w| w == "git"))
+        .filter_map(|p| p.spans.get(p.program).map(|s| s.1))
+        .collect();
+    if at.is_empty() {
+        return None;
+    }
+    at.sort_unstable();
+    at.dedup();
+    let mut out = remote.command.clone();
+    for pos in at.into_iter().rev() {
+        if !out.is_char_boundary(pos) {
+            return None;
+        }
+        out.insert_str(pos, &insert);
+    }
+    Some(out)
+}
+
+/// argv for the real ssh: the caller's, with the words that make up the remote command replaced
+/// by [`sent_command`] (ssh joins them with spaces anyway) when that changes it.
+pub fn sent_args(args: &[String], remote: &Remote) -> Vec<String> {
+    match sent_command(remote) {
+        Some(cmd) if remote.command_words > 0 && remote.command_words <= args.len() => {
+            let mut out = args[..args.len() - remote.command_words].to_vec();
+            out.push(cmd);
+            out
+        }
+        _ => args.to_vec(),
     }
 }
 
 /// `run <program>`, for the ssh policy's list of remote programs.
 fn run(words: &[String]) -> Invocation {
     Invocation::new(Tool::Ssh, words).with_action(Action::new(format!("run {}", words[0])))
-}
-
-/// The command after `sudo [-n] [-u USER] [--]`; None for any other sudo option (`-E`, `-i`,
-/// `-s`, …: a shell or a changed environment the gate cannot see).
-fn unwrap_sudo(args: &[String]) -> Option<&[String]> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        match a {
-            "--" => return Some(&args[i + 1..]),
-            "-n" | "--non-interactive" => i += 1,
-            "-u" | "--user" => i += 2,
-            _ if a.starts_with("--user=") || (a.starts_with("-u") && a.len() > 2) => i += 1,
-            _ if a.starts_with('-') => return None,
-            _ => return Some(&args[i..]),
-        }
-    }
-    if i > args.len() { None } else { Some(&args[args.len()..]) }
 }
 
 /// `command` with every word of every part that holds a secret replaced by its redacted,
@@ -251,7 +477,9 @@ pub fn redacted(remote: &Remote) -> String {
             }
         }
     }
-    edits.sort_by_key(|(s, _)| std::cmp::Reverse(s.0));
+    // An `as-root` part repeats the `sudo` words of its program's part.
+    edits.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+    edits.dedup_by_key(|(s, _)| *s);
     let mut out = remote.command.clone();
     for ((s, e), text) in edits {
         if out.is_char_boundary(s) && out.is_char_boundary(e) && s <= e && e <= out.len() {
@@ -337,24 +565,127 @@ mod tests {
     }
 
     #[test]
-    fn sudo_in_front_is_looked_through_when_it_only_picks_a_user() {
-        assert_eq!(judged("sudo docker restart api"), tv(&[("docker", "restart")]));
-        assert_eq!(judged("sudo -n -u root -- docker ps"), tv(&[("docker", "ps")]));
-        assert_eq!(judged("sudo -uroot docker ps"), tv(&[("docker", "ps")]));
-        assert_eq!(judged("sudo -n whoami 2>/dev/null"), tv(&[("ssh", "run whoami")]));
+    fn a_program_sudo_runs_is_judged_and_so_is_what_it_reaches_as_root() {
+        assert_eq!(judged("sudo docker restart api"), tv(&[("docker", "restart"), ("ssh", "as-root")]));
+        assert_eq!(judged("sudo -n -u root -- docker ps"), tv(&[("docker", "ps"), ("ssh", "as-root")]));
+        assert_eq!(judged("sudo -uroot docker ps"), tv(&[("docker", "ps"), ("ssh", "as-root")]));
+        assert_eq!(
+            judged("sudo -n whoami 2>/dev/null"),
+            tv(&[("ssh", "run whoami"), ("ssh", "as-root")])
+        );
+        let (_, p) = parts("sudo -E -u postgres psql -c 'select 1'").unwrap();
+        assert_eq!(p[0].words, ["sudo", "-E", "-u", "postgres", "psql", "-c", "select 1"]);
+        assert_eq!(p[0].program, 4);
+        assert_eq!(p[1].words, ["sudo", "-E", "-u", "postgres"]);
+        let acts: Vec<String> = p[1].inv.actions.iter().map(|a| a.clone().shown_with_marks()).collect();
+        assert_eq!(acts, ["as-root [env,other-user]", "as-root psql"]);
+        // What the program does with files, root does anywhere.
+        let (_, p) = parts("sudo curl -o /tmp/x http://h/").unwrap();
+        assert_eq!(p[1].inv.actions[0].clone().shown_with_marks(), "as-root [writes]");
+        // A shell, an editor, sudo in front of sudo, or an option sudo rejects: sudo itself.
         for cmd in [
-            "sudo -E docker ps",
             "sudo -i",
             "sudo -s docker ps",
             "sudo",
             "sudo -n",
             "sudo sudo docker ps",
             "sudo -u",
+            "sudo -e /etc/hosts",
+            "sudo --frob docker ps",
         ] {
             assert_eq!(judged(cmd), tv(&[("ssh", "run sudo")]), "{cmd}");
         }
-        let (_, p) = parts("sudo docker restart api").unwrap();
-        assert_eq!(p[0].words, ["sudo", "docker", "restart", "api"]);
+        assert_eq!(judged("sudo -l"), tv(&[("ssh", "sudo info")]));
+    }
+
+    #[test]
+    fn a_login_as_root_gives_every_program_an_as_root_part() {
+        let (_, mut p) = parts("uptime && sudo docker ps && $(x) && git -C /r log").unwrap();
+        as_root_login(&mut p);
+        let shown: Vec<String> = p.iter().map(|p| p.inv.actions[0].clone().shown_with_marks()).collect();
+        assert_eq!(
+            shown,
+            [
+                "run uptime",
+                "as-root [root-login]",
+                "ps",
+                "as-root [root-login]",
+                "construct command-substitution",
+                "log",
+                "as-root [root-login]"
+            ]
+        );
+        assert_eq!(p[6].inv.actions[1].verb, "as-root git");
+    }
+
+    #[test]
+    fn writes_are_the_files_a_grammar_writes_and_the_directory_git_changes() {
+        let w = |cmd: &str| -> Vec<(String, String, bool)> {
+            let (_, p) = parts(cmd).unwrap();
+            p.iter()
+                .flat_map(|p| p.writes.iter().map(|w| (w.path.clone(), w.what.clone(), w.repository)))
+                .collect()
+        };
+        assert_eq!(
+            w("curl --create-dirs -o x/HEAD -o x/config http://h/a http://h/b"),
+            [
+                ("x/HEAD".to_string(), "-o".to_string(), false),
+                ("x/config".into(), "-o".into(), false)
+            ]
+        );
+        assert_eq!(w("git -C /srv/a -C b status"), [("/srv/a/b".to_string(), "git".to_string(), true)]);
+        assert_eq!(w("git -C x -C /y pull"), [("/y".to_string(), "git".to_string(), true)]);
+        assert_eq!(w("sudo git pull"), [(".".to_string(), "git".to_string(), true)]);
+        assert_eq!(
+            w("git clone --depth 1 https://h/r.git /home/ops/.config/git"),
+            [
+                // The git grammar's own declaration of the directory clone creates.
+                ("/home/ops/.config/git".to_string(), "clone".to_string(), false),
+                ("1".to_string(), "git clone".to_string(), true),
+                ("https://h/r.git".into(), "git clone".into(), true),
+                ("/home/ops/.config/git".into(), "git clone".into(), true),
+                (".".into(), "git".into(), true)
+            ]
+        );
+        assert_eq!(w("docker ps"), []);
+    }
+
+    #[test]
+    fn every_remote_git_is_sent_with_the_forced_settings_after_its_git_word() {
+        let remote = |cmd: &str| {
+            let (cd, parts) = parts(cmd).unwrap();
+            Remote {
+                host: "h".into(),
+                user: None,
+                port: None,
+                jump: vec![],
+                command: cmd.to_string(),
+                command_words: 1,
+                cd,
+                parts,
+            }
+        };
+        let forced = git_forced().join(" ");
+        assert!(forced.contains("safe.bareRepository=explicit"), "{forced}");
+        assert!(forced.contains("core.hooksPath=/dev/null"), "{forced}");
+        assert_eq!(
+            sent_command(&remote("cd /srv/x && git status && sudo -n git log -1")),
+            Some(format!("cd /srv/x && git {forced} status && sudo -n git {forced} log -1"))
+        );
+        assert_eq!(sent_command(&remote("docker ps")), None);
+        assert_eq!(sent_command(&remote("git-upload-pack '/r.git'")), None);
+        let r = remote("git -C x help push");
+        assert_eq!(
+            sent_args(&["-p".into(), "22".into(), "h".into(), "git -C x help push".into()], &r),
+            ["-p".to_string(), "22".into(), "h".into(), format!("git {forced} -C x help push")]
+        );
+        // Several words after the destination become the one command ssh would have joined.
+        let mut r = remote("git status");
+        r.command_words = 2;
+        assert_eq!(
+            sent_args(&["h".into(), "git".into(), "status".into()], &r),
+            ["h".to_string(), format!("git {forced} status")]
+        );
     }
 
     #[test]

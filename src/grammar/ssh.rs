@@ -44,6 +44,7 @@ const BSD_GETOPT: Style = Style {
     negation: false,
     interspersed: false,
     double_dash: true,
+    end_of_options: false,
     unknown: Unknown::Error,
 };
 
@@ -384,7 +385,11 @@ fn understand(args: &[String]) -> Result<Understood, String> {
         action.add(*m);
     }
     let remote = if verb == "command" && !seen.no_session && seen.stdio.is_none() {
-        let (cd, parts) = remote::parts(&command)?;
+        let (cd, mut parts) = remote::parts(&command)?;
+        // A login as root runs every program as root, as `sudo` in front would.
+        if seen.user.as_deref() == Some("root") {
+            remote::as_root_login(&mut parts);
+        }
         if parts.is_empty() && cd.is_none() {
             return Err(format!("the remote command {command:?} runs nothing"));
         }

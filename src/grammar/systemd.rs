@@ -5,8 +5,10 @@
 //! Owns: the option tables, systemctl's verbs and their aliases (`condrestart` is
 //! `try-restart`), and the facts the policy matches: `systemctl <verb>` actions, a separate
 //! `systemctl --host` action for `-H`/`-M` (which would act on another machine), the units a
-//! start, stop or restart names (its cooldown targets), and the
-//! `writes` mark on a journalctl call that deletes, rotates or writes files.
+//! start, stop or restart names (its cooldown targets) and their marks (`power`, `wide`, and
+//! `plumbing` for the host's access paths and plumbing), how an operator's list of restartable
+//! units changes those marks ([`apply_list`]: `unlisted`), and the `writes` mark on a
+//! journalctl call that deletes, rotates or writes files.
 //!
 //! Must not: decide, or read anything. An option not in the tables is a problem (refused), and a
 //! verb not in the list keeps its name so the policy refuses it as unclassified.
@@ -169,7 +171,7 @@ const SYSTEMCTL_VERBS: &[(&str, &str)] = &[
 
 /// The verbs that start, stop or restart units: their arguments are the units a cooldown budget
 /// counts.
-const RESTARTS: &[&str] = &[
+pub const RESTART_VERBS: &[&str] = &[
     "start",
     "stop",
     "restart",
@@ -216,58 +218,182 @@ const POWER_UNITS: &[&str] = &[
     "runlevel6.target",
 ];
 
-/// Units whose stop or restart reaches far beyond one service: how people reach the host
-/// (stopping one can lock the operators out), its network and firewall, and the container
-/// engine (every container stops with it).
-const WIDE_UNITS: &[&str] = &[
+/// Units whose stop or restart reaches far beyond one service (mark `plumbing`). Two classes:
+/// the host's access paths, where stopping one can lock the operators out (ssh, VPNs and mesh
+/// networks, cloud and remote-access agents, consoles, logind, directory services); and its own
+/// plumbing, where every service or the record of what happened goes with it (dbus, the
+/// journal, syslog and audit, udev, time, cron, the network and the firewall, the container
+/// engines and the security agents). Compared in lower case.
+const PLUMBING: &[&str] = &[
+    // how people reach the host
     "ssh.service",
     "sshd.service",
     "ssh.socket",
     "sshd.socket",
+    "dropbear.service",
     "systemd-logind.service",
+    "tailscaled.service",
+    "zerotier-one.service",
+    "teleport.service",
+    "netbird.service",
+    "nebula.service",
+    "cloudflared.service",
+    "openvpn.service",
+    "strongswan.service",
+    "strongswan-starter.service",
+    "ipsec.service",
+    "xl2tpd.service",
+    "amazon-ssm-agent.service",
+    "snap.amazon-ssm-agent.amazon-ssm-agent.service",
+    "google-guest-agent.service",
+    "google-osconfig-agent.service",
+    "walinuxagent.service",
+    "waagent.service",
+    "qemu-guest-agent.service",
+    "xrdp.service",
+    "cockpit.service",
+    "cockpit.socket",
+    "console-getty.service",
+    "sssd.service",
+    "nslcd.service",
+    "winbind.service",
+    "polkit.service",
+    // the host's own plumbing
     "dbus.service",
     "dbus.socket",
+    "dbus-broker.service",
+    "systemd-journald.service",
+    "systemd-journald.socket",
+    "systemd-journald-dev-log.socket",
+    "systemd-journald-audit.socket",
+    "rsyslog.service",
+    "syslog.socket",
+    "syslog-ng.service",
+    "auditd.service",
+    "systemd-udevd.service",
+    "systemd-timesyncd.service",
+    "chrony.service",
+    "chronyd.service",
+    "ntp.service",
+    "ntpd.service",
+    "cron.service",
+    "crond.service",
     "networking.service",
     "systemd-networkd.service",
     "systemd-networkd.socket",
     "systemd-resolved.service",
     "networkmanager.service",
+    "wpa_supplicant.service",
     "nftables.service",
     "iptables.service",
+    "ip6tables.service",
     "netfilter-persistent.service",
     "ufw.service",
     "firewalld.service",
-    "tailscaled.service",
+    "fail2ban.service",
+    "apparmor.service",
     "docker.service",
     "docker.socket",
     "containerd.service",
+    "podman.service",
+    "podman.socket",
+    "crio.service",
+    "kubelet.service",
+    "k3s.service",
+    "libvirtd.service",
+    "osqueryd.service",
+    "wazuh-agent.service",
+    "falcon-sensor.service",
 ];
+
+/// Template units whose every instance is an access path (a VPN, a tunnel, a console).
+const PLUMBING_TEMPLATES: &[&str] = &[
+    "wg-quick",
+    "openvpn",
+    "openvpn-client",
+    "openvpn-server",
+    "strongswan",
+    "ifup",
+    "getty",
+    "serial-getty",
+    "autovt",
+    "container-getty",
+];
+
+/// A unit as systemctl reads it: lower case, a name without a type is a service.
+fn full_name(u: &str) -> String {
+    let lower = u.to_ascii_lowercase();
+    if lower.contains('.') { lower } else { format!("{lower}.service") }
+}
+
+/// An access path or a piece of the host's plumbing ([`PLUMBING`], [`PLUMBING_TEMPLATES`]).
+fn is_plumbing(full: &str) -> bool {
+    let template = full.split_once('@').map(|(t, _)| t);
+    PLUMBING.contains(&full) || template.is_some_and(|t| PLUMBING_TEMPLATES.contains(&t))
+}
+
+/// A unit an operator lists as restartable (`remote.<host>.units`), as the gate compares it:
+/// the full name in lower case. Err for a pattern (it would stand for units nobody named) or a
+/// unit that takes the host down (never restartable by an agent).
+pub fn listed_unit(u: &str) -> Result<String, String> {
+    if u.is_empty() || u.starts_with('-') {
+        return Err("is not a unit name".into());
+    }
+    if u.contains(['*', '?', '[', '\\', ' ', '/']) {
+        return Err("is a pattern or not a unit name: list each unit by its name".into());
+    }
+    let full = full_name(u);
+    if POWER_UNITS.contains(&full.as_str()) {
+        return Err("reboots, powers off or isolates the host, which an agent never does".into());
+    }
+    Ok(full)
+}
 
 /// Marks for the units of a start, stop or restart: `power` for one that takes the host down
 /// (never); `wide` for any other target (it starts or stops whatever it pulls in), a slice or
-/// scope (every process in it: user sessions), a glob, a template instance of a VPN or network
-/// unit, or one of [`WIDE_UNITS`].
+/// scope (every process in it: user sessions), or a glob; `plumbing` for an access path or a
+/// piece of the host's plumbing ([`PLUMBING`]).
 fn unit_marks(units: &[&str], a: &mut Action) {
     for u in units {
-        let lower = u.to_ascii_lowercase();
-        // A name without a type is a service to systemctl.
-        let full = if lower.contains('.') { lower } else { format!("{lower}.service") };
-        let template = full.split_once('@').map(|(t, _)| t);
+        let full = full_name(u);
         if POWER_UNITS.contains(&full.as_str()) {
             a.add("power");
         } else if full.ends_with(".target") || full.ends_with(".slice") || full.ends_with(".scope") {
             a.add("wide");
         }
-        if u.contains(['*', '?', '[', '\\'])
-            || WIDE_UNITS.contains(&full.as_str())
-            || template.is_some_and(|t| {
-                matches!(
-                    t,
-                    "wg-quick" | "openvpn" | "openvpn-client" | "openvpn-server" | "ifup" | "getty" | "serial-getty"
-                )
-            })
-        {
+        if u.contains(['*', '?', '[', '\\']) {
             a.add("wide");
+        }
+        if is_plumbing(&full) {
+            a.add("plumbing");
+        }
+    }
+}
+
+/// Judge a start, stop or restart against a host's list of restartable units (`listed`, full
+/// names): a listed unit is restartable at tier 2 even if it is one of the host's access paths
+/// or plumbing; any unit not listed (a pattern included) is marked `unlisted`. Targets, slices,
+/// scopes and power units keep their marks.
+pub fn apply_list(a: &mut Action, listed: &[String]) {
+    if !RESTART_VERBS.iter().any(|v| a.verb == format!("systemctl {v}")) {
+        return;
+    }
+    a.marks.remove("plumbing");
+    let units: Vec<String> = a
+        .targets
+        .iter()
+        .filter_map(|t| match t {
+            crate::grammar::Target::Unit(u) => Some(full_name(u)),
+            _ => None,
+        })
+        .collect();
+    for full in units {
+        if listed.contains(&full) {
+            continue;
+        }
+        a.add("unlisted");
+        if is_plumbing(&full) {
+            a.add("plumbing");
         }
     }
 }
@@ -290,7 +416,7 @@ pub fn systemctl(args: &[String]) -> Invocation {
         },
     };
     let mut action = Action::new(format!("systemctl {verb}"));
-    if RESTARTS.contains(&verb.as_str()) {
+    if RESTART_VERBS.contains(&verb.as_str()) {
         let units: Vec<&str> = p.positionals().iter().skip(1).copied().collect();
         action.targets = units.iter().map(|u| Target::Unit(u.to_string())).collect();
         unit_marks(&units, &mut action);

@@ -751,7 +751,7 @@ fn walk(args: &[String]) -> Result<Walk, String> {
         let lv = parse_level(&rest, node, is_root, &applied_flags(&chain))?;
         let level = opts::Parsed {
             items: lv.items,
-            saw_double_dash: false,
+            ..Default::default()
         };
         // urfave checks `--help` (and at the root `--version`) before running a subcommand.
         let stop = if level.has("help") {

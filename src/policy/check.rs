@@ -166,6 +166,10 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
     }
     let mut req = base.clone();
     req.env_tier = Some(tier.to_string());
+    // What tiershim.yaml would say about the example's host.
+    if let (Some(h), Some(r)) = (&ex.remote_host, inv.remote.as_deref()) {
+        req.remote.insert(r.host.to_ascii_lowercase(), h.clone());
+    }
     let d = decide(&inv, policy, &req);
     if d.needs.is_empty() {
         return d;
@@ -173,8 +177,15 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
     let mut facts = Facts {
         skill_tiers: Some(Default::default()),
         scope_rules: Some(Arc::new(Rules::empty())),
+        remote: Some(Err("a policy example reads no remote host".into())),
+        config: Some(Ok(Vec::new())),
         ..Facts::default()
     };
+    // A probe answers that the call is what argv says (a checkout operand is a branch, a push
+    // lands where it names), and the repository's configuration is the operator's.
+    for i in &d.needs.probes {
+        facts.marks.insert(*i, Ok(Default::default()));
+    }
     for (i, _) in &d.needs.scope {
         facts.changes.insert(
             *i,
@@ -225,7 +236,7 @@ mod tests {
             let b = Policy::embedded_with_examples(tool).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(a.rules, b.rules, "{tool}");
             assert_eq!(a.endpoints, b.endpoints, "{tool}");
-            assert_eq!(a.reset, b.reset, "{tool}");
+            assert_eq!((&a.pass, &a.pinned), (&b.pass, &b.pinned), "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
             assert_eq!(a.set_by_tier, b.set_by_tier, "{tool}");
         }

@@ -174,7 +174,7 @@ impl Budgets {
     }
 
     pub fn from_yaml(text: &str, source: String) -> Result<Budgets> {
-        let f: BudgetsFile = serde_yaml_ng::from_str(text).map_err(|e| err(&source, e.to_string()))?;
+        let f: BudgetsFile = serde_yaml_ng::from_str(text).map_err(|e| err(&source, super::serde_msg(&e)))?;
         Budgets::validate(f, source)
     }
 

@@ -130,17 +130,21 @@ impl Endpoint {
     }
 
     fn body_matches(&self, body: &Body) -> bool {
+        const ABSENT: &str = "<absent>";
         if self.body.is_empty() {
             return true;
         }
+        // `<absent>`: the field is not sent (a contents write without `branch` lands on the
+        // default branch).
+        let absent = |want: &Vec<String>| want.iter().any(|w| w == ABSENT);
         match body {
-            Body::None => false,
+            Body::None => self.body.values().any(absent),
             Body::Opaque => true,
             // Field names fold as Go's encoding/json reads them (`EVENT`, `ſtate`); a body with
             // two names that fold alike is opaque already (`http::fields`).
-            Body::Fields(_) => self.body.iter().any(|(k, want)| {
-                body.field(k)
-                    .is_some_and(|v| want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v)))
+            Body::Fields(_) => self.body.iter().any(|(k, want)| match body.field(k) {
+                Some(v) => want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v)),
+                None => absent(want),
             }),
         }
     }
@@ -330,6 +334,7 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             compose: None,
             compose_changeable: false,
             compose_remote: false,
+            remote_host: None,
         });
         rules.push(Endpoint {
             id: e.id,

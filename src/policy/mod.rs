@@ -127,6 +127,10 @@ pub struct ExamplesFile {
     /// The examples' `compose up` runs on a remote host (in an ssh command).
     #[serde(default)]
     pub compose_remote: bool,
+    /// What tiershim.yaml says about the examples' ssh host (`remote.<host>`: workspaces,
+    /// restartable units).
+    #[serde(default)]
+    pub remote_host: Option<crate::install::RemoteHostFile>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -195,15 +199,22 @@ impl ScopeKind {
     }
 }
 
+/// `env:` of a tool's policy (and of `common.yaml`): the environment the real tool gets is an
+/// allow-list (DESIGN §3.2). A variable the caller sets that is named by neither `pass` nor
+/// `pinned` is removed before exec, and the removal is logged.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvFile {
-    /// Variables reset before exec: set to the pinned value, or removed. `PREFIX*` matches a
-    /// family (`GIT_CONFIG_KEY_*`).
+    /// Variables that pass from the caller's environment (locale, terminal, …), unless the
+    /// operator pinned them. `PREFIX*` matches a family (`LC_*`).
     #[serde(default)]
-    pub reset: Vec<String>,
+    pub pass: Vec<String>,
+    /// Variables only the operator sets (tiershim.yaml `env:` or the secrets file): the caller's
+    /// value is removed, the pinned one set.
+    #[serde(default)]
+    pub pinned: Vec<String>,
     /// Variables that, when the caller sets them, must equal the pinned value, else the call is
-    /// refused (retargeting a daemon is refused, not silently corrected).
+    /// refused (retargeting a daemon is refused, not silently corrected). Each is `pinned`.
     #[serde(default)]
     pub must_match: Vec<String>,
     /// Values forced on every exec unless the operator pinned the variable (`GH_PAGER: cat`):
@@ -214,6 +225,21 @@ pub struct EnvFile {
     /// (psql's `PGOPTIONS=-c default_transaction_read_only=on` at tiers 1 and 2).
     #[serde(default)]
     pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
+    /// The tool's credentials and where they go: when the operator pins one of `secrets`, the
+    /// call may only connect to the pinned `destination` (the caller's values of those are not
+    /// passed, and a destination named in argv must equal the pin).
+    #[serde(default)]
+    pub credentials: Option<CredentialsFile>,
+}
+
+/// `env.credentials:` of a tool's policy.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialsFile {
+    /// Variables holding a credential (`PGPASSWORD`).
+    pub secrets: Vec<String>,
+    /// Variables naming where the tool connects (`PGHOST`, `PGPORT`).
+    pub destination: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -274,6 +300,8 @@ pub struct Examples {
     pub compose_changeable: bool,
     /// The `compose up` runs on a remote host.
     pub compose_remote: bool,
+    /// What tiershim.yaml says about the examples' ssh host, validated.
+    pub remote_host: Option<crate::install::RemoteHost>,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -282,12 +310,17 @@ pub struct Policy {
     pub tool: Tool,
     pub source: String,
     pub skill: String,
-    pub reset: Vec<String>,
+    /// Variables that pass from the caller (common + tool).
+    pub pass: Vec<String>,
+    /// Variables only the operator's pins set (common + tool).
+    pub pinned: Vec<String>,
     pub must_match: Vec<String>,
     /// Forced values (common + tool), applied unless the operator pinned the variable.
     pub set: BTreeMap<String, String>,
     /// Forced values per effective tier; they win over `set` and over pins.
     pub set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
+    /// The tool's credentials and their destinations (`env.credentials`; empty: none).
+    pub credentials: CredentialsFile,
     pub rules: Vec<Rule>,
     /// Per rule (same index), when the source carried them.
     pub examples: Vec<Examples>,
@@ -341,6 +374,14 @@ pub fn embedded_yaml(tool: Tool) -> &'static str {
 }
 
 pub const COMMON_YAML: &str = include_str!("../../policy/common.yaml");
+
+/// A YAML error as a message: serde's text (with the line and column) and, for an unknown key,
+/// the known key it is closest to.
+pub fn serde_msg(e: &serde_yaml_ng::Error) -> String {
+    let text = e.to_string();
+    let hint = crate::suggest::for_serde(&text);
+    format!("{text}{hint}")
+}
 
 fn policy_err(source: &str, msg: impl Into<String>) -> Error {
     Error::Policy {
@@ -425,10 +466,15 @@ impl Policy {
     /// The embedded default policy for `tool`, without examples (they were checked by the
     /// test suite and by `tiershim policy check`, not on every call).
     pub fn embedded(tool: Tool) -> Result<Policy> {
+        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
+        Policy::embedded_rules(tool, &common)
+    }
+
+    /// The embedded rules for `tool` (pre-parsed) with `common` as the common part.
+    fn embedded_rules(tool: Tool, common: &CommonFile) -> Result<Policy> {
         let source = format!("(embedded)/{}.yaml", tool.name());
         let file: PolicyFile = serde_json::from_str(embedded_json(tool)).map_err(|e| policy_err(&source, e.to_string()))?;
-        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
-        let mut p = Policy::validate(tool, file, &common, source)?;
+        let mut p = Policy::validate(tool, file, common, source)?;
         if uses_endpoints(tool) {
             let f: endpoints::EndpointsFile =
                 serde_json::from_str(ENDPOINTS_JSON).map_err(|e| policy_err(ENDPOINTS_EMBEDDED, e.to_string()))?;
@@ -451,7 +497,7 @@ impl Policy {
         if !uses_endpoints(self.tool) {
             return Ok(());
         }
-        let f: endpoints::EndpointsFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(source, e.to_string()))?;
+        let f: endpoints::EndpointsFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(source, serde_msg(&e)))?;
         (self.endpoints, self.endpoint_examples) = endpoints::validate(f, source)?;
         self.endpoints_source = source.to_string();
         Ok(())
@@ -497,8 +543,8 @@ impl Policy {
     }
 
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
-        let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, e.to_string()))?;
-        let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", e.to_string()))?;
+        let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, serde_msg(&e)))?;
+        let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", serde_msg(&e)))?;
         Policy::validate(tool, file, &common, source)
     }
 
@@ -520,11 +566,19 @@ impl Policy {
         let path = dir.join(format!("{}.yaml", tool.name()));
         let tool_file = read(&path)?;
         let overridden = tool_file.is_some();
-        let mut policy = match tool_file {
-            None => Policy::embedded(tool)?,
-            Some(text) => {
-                let common_path = dir.join("common.yaml");
-                let common = read(&common_path)?.unwrap_or_else(|| COMMON_YAML.to_string());
+        let common_path = dir.join("common.yaml");
+        let common_file = read(&common_path)?;
+        let mut policy = match (tool_file, common_file) {
+            (None, None) => Policy::embedded(tool)?,
+            // The directory's common.yaml applies to every tool, also one whose rules are the
+            // embedded ones: the embedded rules (pre-parsed) with this common part.
+            (None, Some(common)) => {
+                let common: CommonFile =
+                    serde_yaml_ng::from_str(&common).map_err(|e| policy_err(&common_path.display().to_string(), serde_msg(&e)))?;
+                Policy::embedded_rules(tool, &common)?
+            }
+            (Some(text), common) => {
+                let common = common.unwrap_or_else(|| COMMON_YAML.to_string());
                 Policy::from_yaml(tool, &text, &common, path.display().to_string())?
             }
         };
@@ -586,6 +640,10 @@ impl Policy {
                     return Err(at("`examples` is empty".into()));
                 }
             }
+            let remote_host = match r.examples.as_ref().and_then(|e| e.remote_host.as_ref()) {
+                None => None,
+                Some(h) => Some(crate::install::remote_host(h).map_err(|e| at(format!("examples: `remote_host.{e}")))?),
+            };
             examples.push(
                 r.examples
                     .map(|e| Examples {
@@ -602,6 +660,7 @@ impl Policy {
                         compose: e.compose,
                         compose_changeable: e.compose_changeable,
                         compose_remote: e.compose_remote,
+                        remote_host,
                     })
                     .unwrap_or_default(),
             );
@@ -624,10 +683,32 @@ impl Policy {
                 cooldown: r.cooldown,
             });
         }
-        let mut reset = common.env.reset.clone();
-        reset.extend(file.env.reset);
+        let mut pass = common.env.pass.clone();
+        pass.extend(file.env.pass);
+        let mut pinned = common.env.pinned.clone();
+        pinned.extend(file.env.pinned);
         let mut must_match = common.env.must_match.clone();
         must_match.extend(file.env.must_match);
+        for v in pass.iter().chain(&pinned).chain(&must_match) {
+            if v.is_empty() || v.contains('=') || v[..v.len() - 1].contains('*') {
+                return Err(policy_err(
+                    &source,
+                    format!("env: `{v}` is not a variable name (or a `PREFIX*` family)"),
+                ));
+            }
+        }
+        if let Some(v) = pass.iter().find(|v| pinned.contains(v)) {
+            return Err(policy_err(
+                &source,
+                format!("env: `{v}` is in both `pass` and `pinned` (a pin wins over a passed value anyway)"),
+            ));
+        }
+        if let Some(v) = must_match.iter().find(|v| !pinned.iter().any(|p| names(p, v))) {
+            return Err(policy_err(
+                &source,
+                format!("env.must_match: `{v}` is not in `pinned` (only the operator sets what must match)"),
+            ));
+        }
         let mut set = common.env.set.clone();
         set.extend(file.env.set);
         let mut set_by_tier = common.env.set_by_tier.clone();
@@ -637,14 +718,25 @@ impl Policy {
             }
             set_by_tier.entry(tier).or_default().extend(vars);
         }
+        let credentials = file.env.credentials.unwrap_or_default();
+        for v in credentials.secrets.iter().chain(&credentials.destination) {
+            if !pass.iter().chain(&pinned).any(|p| names(p, v)) {
+                return Err(policy_err(
+                    &source,
+                    format!("env.credentials: `{v}` is in neither `pass` nor `pinned`, so no pin of it would reach the tool"),
+                ));
+            }
+        }
         Ok(Policy {
             tool,
             source,
             skill: file.skill,
-            reset,
+            pass,
+            pinned,
             must_match,
             set,
             set_by_tier,
+            credentials,
             rules,
             examples,
             endpoints: Vec::new(),
@@ -666,11 +758,28 @@ impl Policy {
         Ok(out)
     }
 
-    /// Whether `var` is one of the hardened variables for this tool.
-    pub fn resets(&self, var: &str) -> bool {
-        self.reset.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => var.starts_with(prefix),
-            None => p == var,
-        })
+    /// Whether the caller's `var` passes to the real tool (the allow-list).
+    pub fn passes(&self, var: &str) -> bool {
+        self.pass.iter().any(|p| names(p, var))
+    }
+
+    /// The first of the tool's credentials that `pins` names: then the tool may only connect to
+    /// the pinned destination.
+    pub fn pinned_credential(&self, pinned: impl Fn(&str) -> bool) -> Option<&str> {
+        self.credentials.secrets.iter().map(String::as_str).find(|s| pinned(s))
+    }
+
+    /// Whether an operator's pin of `var` reaches this tool: it is one the tool passes or one
+    /// only the operator sets.
+    pub fn takes_pin(&self, var: &str) -> bool {
+        self.passes(var) || self.pinned.iter().any(|p| names(p, var))
+    }
+}
+
+/// `pattern` (a name, or `PREFIX*`) names `var`.
+fn names(pattern: &str, var: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => var.starts_with(prefix),
+        None => pattern == var,
     }
 }

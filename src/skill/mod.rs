@@ -68,6 +68,8 @@ pub enum Layout {
 enum Source {
     File(PathBuf),
     Embedded(&'static str),
+    /// Read by the gate from somewhere other than a file (a git ref's blob).
+    Text(String),
 }
 
 /// A skill file found by discovery, not yet read.
@@ -86,7 +88,18 @@ impl Candidate {
     pub fn file(&self) -> Option<&Path> {
         match &self.source {
             Source::File(p) => Some(p),
-            Source::Embedded(_) => None,
+            Source::Embedded(_) | Source::Text(_) => None,
+        }
+    }
+
+    /// A skill whose text the gate already read (from a git ref: `facts::repo_skills`).
+    pub fn from_text(name: &str, shown: String, layout: Layout, location: Location, text: String) -> Candidate {
+        Candidate {
+            name: name.to_string(),
+            shown,
+            layout,
+            location,
+            source: Source::Text(text),
         }
     }
 }
@@ -314,6 +327,7 @@ pub enum Need {
 pub fn load(c: &Candidate, need: Need) -> Result<Skill, Problem> {
     let text = match &c.source {
         Source::Embedded(t) => (*t).to_string(),
+        Source::Text(t) => t.clone(),
         Source::File(p) => read_text(p).map_err(|message| Problem {
             path: c.shown.clone(),
             message,
@@ -344,7 +358,12 @@ fn read_text(p: &Path) -> Result<String, String> {
     if buf.len() as u64 > MAX_FILE {
         return Err(format!("is larger than {MAX_FILE} bytes; not read"));
     }
-    String::from_utf8(buf).map_err(|e| format!("is not UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+    // A UTF-8 byte order mark is not text: editors on some systems write one, and frontmatter
+    // must start the file.
+    let text = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf);
+    std::str::from_utf8(text)
+        .map(str::to_string)
+        .map_err(|e| format!("is not UTF-8 (at byte {})", e.valid_up_to()))
 }
 
 /// Whether a file can hold path rules, or a mistake about them: a Scope Rules section, or a
@@ -410,6 +429,11 @@ impl Sources {
         out
     }
 
+    /// The directory of repository `repo` under `repos`.
+    pub fn repo_root(&self, repo: &str) -> Option<PathBuf> {
+        Some(self.repos.as_ref()?.join(repo))
+    }
+
     fn repo_dir(&self, repo: &str) -> Option<PathBuf> {
         Some(self.repos.as_ref()?.join(repo).join(".claude-ops").join("skills"))
     }
@@ -437,7 +461,7 @@ impl Sources {
         }
     }
 
-    fn baseline_named(&self, name: &str) -> (Vec<Candidate>, Vec<Problem>) {
+    pub fn baseline_named(&self, name: &str) -> (Vec<Candidate>, Vec<Problem>) {
         match &self.baseline {
             Some(dir) if !dir.is_dir() => self.baseline(),
             Some(dir) => named(dir, name, &Location::Baseline),
@@ -445,6 +469,22 @@ impl Sources {
                 Some(dir) => named(&dir, name, &Location::Baseline),
                 None => (embedded().into_iter().filter(|c| c.name == name).collect(), Vec::new()),
             },
+        }
+    }
+
+    /// The skill files of repository `repo`'s directory on disk.
+    pub fn repo_all(&self, repo: &str) -> (Vec<Candidate>, Vec<Problem>) {
+        match self.repo_dir(repo) {
+            Some(dir) => discover(&dir, &Location::Repo(repo.to_string())),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
+    /// The files of skill `name` in repository `repo`'s directory on disk.
+    pub fn repo_named(&self, name: &str, repo: &str) -> (Vec<Candidate>, Vec<Problem>) {
+        match self.repo_dir(repo) {
+            Some(dir) => named(&dir, name, &Location::Repo(repo.to_string())),
+            None => (Vec::new(), Vec::new()),
         }
     }
 
@@ -517,10 +557,7 @@ impl Catalog {
         let mut skills = Vec::new();
         let mut problems = Vec::new();
         for d in dirs {
-            let (candidates, p) = match &d.dir {
-                None => (embedded(), Vec::new()),
-                Some(dir) => discover(dir, &d.location),
-            };
+            let (candidates, p) = served::candidates(d);
             problems.extend(p);
             for c in &candidates {
                 match load(c, Need::All) {
@@ -599,6 +636,22 @@ mod tests {
         let errs: Vec<String> = c.iter().map(|c| load(c, Need::All).unwrap_err().message).collect();
         assert!(errs[0].contains("larger than"), "{errs:?}");
         assert!(errs[1].contains("not UTF-8"), "{errs:?}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_text() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("bom")).unwrap();
+        std::fs::write(
+            t.path().join("bom/SKILL.md"),
+            "\u{FEFF}---\nname: bom\ndescription: d\n---\n# Bom\n",
+        )
+        .unwrap();
+        let (c, _) = discover(t.path(), &Location::Baseline);
+        let s = load(&c[0], Need::All).unwrap();
+        assert_eq!(s.text, "---\nname: bom\ndescription: d\n---\n# Bom\n");
+        assert_eq!(s.error(), None);
+        assert_eq!(s.description(), "d");
     }
 
     #[test]

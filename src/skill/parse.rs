@@ -642,8 +642,14 @@ fn frontmatter(meta: &str, agent_skill: bool, out: &mut Parsed) {
     if agent_skill {
         match fm.name.as_deref() {
             None => out.findings.push(Finding::error("frontmatter has no `name`")),
-            Some(n) if !valid_name(n) => out.findings.push(Finding::error(format!(
-                "frontmatter name `{n}` must be 1-64 characters of a-z, 0-9 and -"
+            Some(n) if !readable_name(n) => out.findings.push(Finding::error(format!(
+                "frontmatter name `{}` must be 1-{MAX_NAME} characters on one line",
+                n.escape_debug()
+            ))),
+            // A human-readable name ("PDF Processing") is a name (the Skills MCP format); the
+            // Agent Skills form is only recommended.
+            Some(n) if !valid_name(n) => out.findings.push(Finding::warn(format!(
+                "frontmatter name `{n}` is not in the Agent Skills form (1-{MAX_NAME} characters of a-z, 0-9 and -)"
             ))),
             _ => {}
         }
@@ -658,9 +664,18 @@ fn frontmatter(meta: &str, agent_skill: bool, out: &mut Parsed) {
     out.frontmatter = Some(fm);
 }
 
+/// The longest frontmatter `name`, in characters.
+pub const MAX_NAME: usize = 64;
+
 /// A skill name in the Agent Skills format: 1-64 characters of `[a-z0-9-]`.
 pub fn valid_name(n: &str) -> bool {
-    !n.is_empty() && n.len() <= 64 && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    !n.is_empty() && n.len() <= MAX_NAME && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// A name a person wrote (the Skills MCP format: "PDF Processing", "My_Tool"): 1-64 characters,
+/// not blank, and no control character (so no line break).
+pub fn readable_name(n: &str) -> bool {
+    !n.trim().is_empty() && n.chars().count() <= MAX_NAME && !n.chars().any(char::is_control)
 }
 
 /// "Tier 2 minimum", "**Minimum tier**: Tier 3": the first `tier` followed by 1, 2 or 3.
@@ -1041,10 +1056,15 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
         assert!(ok.findings.iter().all(|f| f.level == Level::Warning), "{:?}", ok.findings);
         assert_eq!(ok.frontmatter.as_ref().and_then(|f| f.name.as_deref()), Some("my-skill"));
         assert!(ok.body.start > 0);
+        let long = format!("---\nname: {}\ndescription: d\n---\n", "n".repeat(65));
         for (text, want) in [
             ("# x\n", "no YAML frontmatter"),
             ("---\ndescription: d\n---\n# x\n", "has no `name`"),
-            ("---\nname: Bad_Name\ndescription: d\n---\n", "must be 1-64"),
+            (
+                "---\nname: \"Bad\\nName\"\ndescription: d\n---\n",
+                "must be 1-64 characters on one line",
+            ),
+            (long.as_str(), "must be 1-64"),
             ("---\nname: ok\n---\n", "no `description`"),
             ("---\nname: [unclosed\n---\n", "not valid YAML"),
         ] {
@@ -1053,6 +1073,17 @@ When `CLAUDEOPS_DRY_RUN=true`: do nothing.
                 p.findings.iter().any(|f| f.level == Level::Error && f.message.contains(want)),
                 "{text:?}: {:?}",
                 p.findings
+            );
+        }
+        // Human-readable names (the Skills MCP format) are names; only the Agent Skills form
+        // is recommended.
+        let e64 = "é".repeat(64);
+        for name in ["PDF Processing", "My_Tool", e64.as_str()] {
+            let p = parse(&format!("---\nname: {name}\ndescription: d\n---\n"), true);
+            assert!(p.findings.iter().all(|f| f.level == Level::Warning), "{name}: {:?}", p.findings);
+            assert!(
+                p.findings.iter().any(|f| f.message.contains("not in the Agent Skills form")),
+                "{name}"
             );
         }
         let huge = format!("---\nname: x\ndescription: {}\n---\n", "a".repeat(MAX_FRONTMATTER));

@@ -174,9 +174,10 @@ fn the_third_restart_in_the_window_is_refused_with_the_time_it_is_allowed_again(
     // Another container has a budget of its own, and the allowed call is recorded before exec.
     let r = run(&env, "docker", &["restart", "db"], 2);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-ops] Using: docker (CLI)\n");
+    assert_eq!(r.stderr(), "");
     assert_eq!(restarts(&state, "db").len(), 1);
     let rec = env.last_audit();
+    assert_eq!(rec["message"], "[skill:container-ops] Using: docker (CLI)");
     assert_eq!(rec["cooldown"]["recorded"], json!(true));
     assert_eq!(rec["cooldown"]["budgets"][0]["used"], json!(0));
 }
@@ -804,8 +805,9 @@ fn full_pipe() -> (std::io::PipeReader, std::io::PipeWriter) {
 #[test]
 fn a_gate_blocked_on_the_agents_full_stderr_holds_no_lock() {
     // `{ seq 1 100000 & sleep 1; docker restart api; } 2>&1 | sleep 60`: the gate's stderr is a
-    // full pipe nobody reads.
-    let (env, state) = install(None, "cooldown_lock_wait: 1\n");
+    // full pipe nobody reads. An allowed call writes there only with `announce: stderr`; a
+    // refusal always does.
+    let (env, state) = install(None, "cooldown_lock_wait: 1\nannounce: stderr\n");
     let lock = tiershim::cooldown::store::lock_path(&state);
     for (service, spent) in [("api", false), ("db", true)] {
         if spent {

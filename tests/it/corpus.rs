@@ -29,6 +29,9 @@ struct Case {
     /// `hosts:` for tiershim.yaml (ssh).
     #[serde(default)]
     hosts: Option<Vec<String>>,
+    /// `remote:` for tiershim.yaml (ssh): per host, workspaces, compose projects, units.
+    #[serde(default)]
+    remote: Option<serde_yaml_ng::Value>,
     verdict: String,
     rule: String,
     #[serde(default)]
@@ -42,13 +45,23 @@ struct Case {
     repo: bool,
 }
 
+/// The git stub of a git case: it records the calls the gate execs and hands the gate's own
+/// fact queries (they start `--no-pager --no-replace-objects`) to the real git, so scope
+/// checks, probes and the configuration check see the case's directory as it is.
+fn fact_passing_git_stub(env: &TestEnv) {
+    let stub = format!(
+        "#!/bin/sh\nif [ \"$1\" = --no-pager ] && [ \"$2\" = --no-replace-objects ]; then exec {} \"$@\"; fi\n{}",
+        crate::real_tools::which("git").display(),
+        crate::harness::STUB.trim_start_matches("#!/bin/sh\n")
+    );
+    crate::harness::write_exec(&env.real.join("git"), &stub);
+}
+
 /// A repository at `<tmp>/repo`: `main` with a README, `origin/main` and `origin/HEAD` set,
 /// branches `fix/restart` and `feat` one commit ahead (a runbook check), the tag `v1.2`, a
-/// staged runbook change, and `fix/restart` checked out. The git stub records the calls the
-/// gate execs and hands the gate's own fact queries (they start `--no-pager
-/// --no-optional-locks`) to the real git, so scope checks see this repository.
+/// staged runbook change, and `fix/restart` checked out.
 fn repo_fixture(env: &TestEnv) -> std::path::PathBuf {
-    use crate::real_tools::{git, which};
+    use crate::real_tools::git;
     let repo = env.path("repo");
     std::fs::create_dir_all(repo.join("checks")).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
@@ -66,12 +79,6 @@ fn repo_fixture(env: &TestEnv) -> std::path::PathBuf {
     git(&repo, &["tag", "v1.2"]);
     std::fs::write(repo.join("checks/http.md"), "check 2\n").unwrap();
     git(&repo, &["add", "checks/http.md"]);
-    let stub = format!(
-        "#!/bin/sh\nif [ \"$1\" = --no-pager ] && [ \"$2\" = --no-optional-locks ]; then exec {} \"$@\"; fi\n{}",
-        which("git").display(),
-        crate::harness::STUB.trim_start_matches("#!/bin/sh\n")
-    );
-    crate::harness::write_exec(&env.real.join("git"), &stub);
     repo
 }
 
@@ -87,11 +94,20 @@ fn expand(s: &str, env: &TestEnv) -> String {
 }
 
 /// Run one case; Err describes the disagreement.
-fn run_case(tool: &str, case: &Case) -> Result<(), String> {
+/// The lines a case adds to tiershim.yaml for ssh: `hosts:` and `remote:`.
+fn ssh_config(case: &Case) -> String {
     let mut extra = String::new();
     if let Some(hosts) = &case.hosts {
         extra.push_str(&format!("hosts: {}\n", serde_json::to_string(hosts).unwrap_or_default()));
     }
+    if let Some(remote) = &case.remote {
+        extra.push_str(&format!("remote: {}\n", serde_json::to_string(remote).unwrap_or_default()));
+    }
+    extra
+}
+
+fn run_case(tool: &str, case: &Case) -> Result<(), String> {
+    let mut extra = ssh_config(case);
     if !case.pinned.is_empty() {
         extra.push_str("env:\n");
         for (k, v) in &case.pinned {
@@ -111,6 +127,9 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
     let mut cmd = env.cmd(tool, &args);
     cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if tool == "git" || case.repo {
+        fact_passing_git_stub(&env);
+    }
     let cwd = if case.repo {
         repo_fixture(&env)
     } else {
@@ -140,7 +159,11 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
         .ok_or_else(|| format!("no audit record; exit {code}; stderr: {stderr}"))?;
     let got_verdict = record["verdict"].as_str().unwrap_or("?").to_string();
     let got_rule = record["rule"].as_str().unwrap_or("?").to_string();
-    let received = env.received(tool);
+    // The gate's own read-only look at a remote host (src/remote_facts.rs) runs the stub ssh
+    // too; that is not the call running.
+    let received = env
+        .received(tool)
+        .filter(|r| !r.last().is_some_and(|w| w.contains("tiershim-remote-facts")));
     let mut problems = Vec::new();
     if got_verdict != case.verdict || got_rule != case.rule {
         problems.push(format!("got {got_verdict} by {got_rule}, want {} by {}", case.verdict, case.rule));
@@ -177,8 +200,11 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
             if received.as_ref() != Some(&want) {
                 problems.push(format!("real tool received {received:?}, want {want:?}"));
             }
-            if !stderr.contains("] Using: ") {
-                problems.push("no `Using:` line".into());
+            if !record["message"].as_str().unwrap_or("").contains("] Using: ") {
+                problems.push("no `Using:` line in the audit record".into());
+            }
+            if !stderr.is_empty() {
+                problems.push(format!("the gate wrote to stderr for an allowed call: {stderr}"));
             }
         }
         "refuse" => {

@@ -767,9 +767,10 @@ fn debians_gh_sends_nothing_the_gate_did_not_judge() {
     std::fs::write(
         &cfg,
         format!(
-            "tier: 3\nreal:\n  git: {}\n  gh: {}\nenv:\n  GH_REPO: \"{repo}\"\n",
+            "tier: 3\nreal:\n  git: {}\n  gh: {}\nenv:\n  GH_REPO: \"{repo}\"\ntool_home: {}\n",
             crate::real_tools::which("git").display(),
-            real("gh").display()
+            real("gh").display(),
+            gh_config.display()
         ),
     )
     .unwrap();

@@ -150,13 +150,15 @@ fn gh_fenced(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     let (env, work) = fenced(
         &["gh", "git"],
         &format!(
-            "env:\n  GH_HOST: \"127.0.0.1:{}\"\n  GH_ENTERPRISE_TOKEN: tok-for-tests\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
+            "env:\n  GH_HOST: \"127.0.0.1:{}\"\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
             tls.port,
             tls.cert.display(),
             cfg.display()
         ),
     );
     std::mem::forget(probe);
+    // The token is a credential: in the secrets file, never in tiershim.yaml.
+    env.pin_secrets(&[("GH_ENTERPRISE_TOKEN", "tok-for-tests")]);
     (env, tls, work)
 }
 
@@ -221,4 +223,155 @@ fn a_jq_expression_that_reads_the_environment_never_runs() {
     let out = run_in(&env, &work, "gh", &["api", "/user", "--jq", ".env"], 1);
     assert_eq!(out.code(), 0, "{}", out.stderr());
     assert_eq!(srv.lines(), ["GET /api/v3/user"]);
+}
+
+/// A server on 127.0.0.1 that speaks just enough of PostgreSQL's protocol to ask for the
+/// password in clear text, as a server the agent runs would: what it was sent, per connection.
+pub struct PasswordCatcher {
+    pub port: u16,
+    caught: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl PasswordCatcher {
+    pub fn start() -> PasswordCatcher {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let caught = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&caught);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { continue };
+                let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+                let read_n = |s: &mut std::net::TcpStream, n: usize| -> Option<Vec<u8>> {
+                    let mut b = vec![0u8; n];
+                    s.read_exact(&mut b).ok().map(|_| b)
+                };
+                let mut got = String::from("connected");
+                // SSLRequest / GSSENCRequest are refused with 'N'; then the startup message.
+                while let Some(head) = read_n(&mut s, 8) {
+                    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+                    let code = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+                    if code == 80877103 || code == 80877104 {
+                        let _ = s.write_all(b"N");
+                        continue;
+                    }
+                    let _ = read_n(&mut s, len.saturating_sub(8));
+                    // AuthenticationCleartextPassword.
+                    let _ = s.write_all(&[b'R', 0, 0, 0, 8, 0, 0, 0, 3]);
+                    if let Some(t) = read_n(&mut s, 5)
+                        && t[0] == b'p'
+                    {
+                        let n = u32::from_be_bytes([t[1], t[2], t[3], t[4]]) as usize;
+                        if let Some(pw) = read_n(&mut s, n.saturating_sub(4)) {
+                            got = format!("password {}", String::from_utf8_lossy(&pw).trim_end_matches('\0'));
+                        }
+                    }
+                    break;
+                }
+                log.lock().unwrap().push(got);
+            }
+        });
+        PasswordCatcher { port, caught }
+    }
+
+    pub fn caught(&self) -> Vec<String> {
+        self.caught.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn a_pinned_database_password_is_only_ever_sent_to_the_pinned_server() {
+    let pg = crate::dbserver::pg();
+    let db = pg.fresh_db();
+    let (env, work) = fenced(
+        &["psql"],
+        &format!(
+            "env: {{PGHOST: {}, PGPORT: \"{}\", PGUSER: {}, PGDATABASE: {db}}}\n",
+            pg.sock.display(),
+            pg.port,
+            pg.superuser
+        ),
+    );
+    env.pin_secrets(&[("PGPASSWORD", "pinned-pw")]);
+    let catcher = PasswordCatcher::start();
+    let port = catcher.port.to_string();
+
+    // Without the gate, the same psql hands the password over in clear text when asked: the
+    // chain the fence stops.
+    let out = std::process::Command::new("/usr/bin/psql")
+        .args(["-X", "-h", "127.0.0.1", "-p", &port, "-c", "select 1"])
+        .env_clear()
+        .env("PGPASSWORD", "pinned-pw")
+        .env("PGCONNECT_TIMEOUT", "5")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(catcher.caught(), ["password pinned-pw"]);
+
+    let uri = format!("postgresql://127.0.0.1:{port}/{db}");
+    let host_kv = format!("host=127.0.0.1 port={port}");
+    for args in [
+        vec!["-h", "127.0.0.1", "-p", port.as_str(), "-c", "select 1"],
+        vec!["--host=127.0.0.1", "-c", "select 1"],
+        vec!["-d", host_kv.as_str(), "-c", "select 1"],
+        vec![uri.as_str(), "-c", "select 1"],
+    ] {
+        let out = run_in(&env, &work, "psql", &args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(
+            out.stderr().contains("rule psql.credential-destination"),
+            "{args:?}: {}",
+            out.stderr()
+        );
+        assert!(!out.stderr().contains("pinned-pw"));
+    }
+    // The caller's PGHOST and PGPORT do not reach psql: the pinned server answers.
+    let mut c = env.cmd("psql", &["-At", "-c", "select 42"]);
+    c.current_dir(&work)
+        .env("CLAUDEOPS_TIER", "1")
+        .env("PGHOST", "127.0.0.1")
+        .env("PGPORT", &port);
+    let out = c.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
+    assert_eq!(catcher.caught(), ["password pinned-pw"], "the gate let a call reach the catcher");
+    let resets = env.last_audit()["env_resets"].to_string();
+    assert!(resets.contains(r#"{"action":"pinned","var":"PGHOST"}"#), "{resets}");
+}
+
+#[test]
+fn git_makes_work_trees_below_a_workspace_and_never_a_bare_repository() {
+    let (env, work) = fenced(&["git"], "");
+    let out = run_in(&env, &work, "git", &["init", "-q", "sub"], 2);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    assert!(work.join("sub/.git/HEAD").is_file());
+    for args in [
+        &["init", "--bare", "bare"][..],
+        &["--bare", "init", "bare"],
+        &["init", "--separate-git-dir", "gd", "wt"],
+        &["clone", "--bare", "https://example.com/o/r.git"],
+    ] {
+        let out = run_in(&env, &work, "git", args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        // The write is never; so are `--bare` and `--separate-git-dir` themselves (git's own
+        // rules), and the first of equals explains the refusal. The write is in the reasons.
+        let rec = env.last_audit();
+        assert!(
+            ["git.local-file", "git.retarget", "git.separate-git-dir"].contains(&rec["rule"].as_str().unwrap_or("")),
+            "{args:?}: {}",
+            out.stderr()
+        );
+        assert!(rec["reasons"].to_string().contains("would make"), "{args:?}: {rec}");
+    }
+    assert!(!work.join("bare").exists() && !work.join("gd").exists() && !work.join("r.git").exists());
+    // A clone into a hidden directory, or out of the working directory, is never.
+    for args in [
+        &["clone", "https://example.com/o/r.git", ".config/git"][..],
+        &["clone", "https://example.com/o/r.git", "../r"],
+    ] {
+        let out = run_in(&env, &work, "git", args, 3);
+        assert_eq!(out.code(), 77, "{args:?}: {}", out.stderr());
+        assert!(out.stderr().contains("rule git.local-file"), "{args:?}: {}", out.stderr());
+    }
 }

@@ -6,11 +6,13 @@ use std::process::Command;
 use crate::harness::TestEnv;
 
 #[test]
-fn an_allowed_call_reaches_the_real_tool_with_argv_unchanged_and_says_using() {
+fn an_allowed_call_reaches_the_real_tool_with_argv_unchanged_and_says_using_in_the_record_only() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["ps", "-a", "--format", "{{.Names}}"], &[("CLAUDEOPS_TIER", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    // Quiet on success: the agent reads stderr merged into the tool's output.
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:container-health] Using: docker (CLI)");
     assert_eq!(r.stdout(), "stub docker ran\n");
     assert_eq!(
         env.received("docker"),
@@ -134,47 +136,103 @@ fn a_pinned_dry_run_cannot_be_turned_off_by_the_environment() {
 }
 
 #[test]
-fn hardened_variables_are_removed_or_pinned_and_each_reset_is_logged() {
-    let env = TestEnv::new(1, "env:\n  GIT_CONFIG_NOSYSTEM: \"1\"\n");
+fn the_environment_is_an_allow_list_pins_reach_only_their_tools_and_each_removal_is_logged() {
+    let env = TestEnv::new(1, "env:\n  GIT_CONFIG_NOSYSTEM: \"1\"\n  DOCKER_HOST: unix:///run/docker.sock\n");
     let r = env.run(
         "git",
         &["status"],
         &[
             ("CLAUDEOPS_TIER", "1"),
             ("LD_PRELOAD", "/tmp/evil.so"),
+            ("OPENSSL_CONF", "/tmp/evil.cnf"),
             ("GIT_SSH_COMMAND", "sh -c evil"),
             ("GIT_CONFIG_COUNT", "1"),
             ("GIT_CONFIG_KEY_0", "core.pager"),
             ("GIT_CONFIG_VALUE_0", "sh"),
             ("GIT_CONFIG_NOSYSTEM", "0"),
-            ("HARMLESS", "kept"),
+            ("XDG_CONFIG_HOME", "/tmp/agent-config"),
+            ("UNLISTED", "x"),
+            ("LANG", "C.UTF-8"),
+            ("TERM", "xterm"),
         ],
     );
     assert_eq!(r.code(), 0, "{}", r.stderr());
     let got = env.received_env("git").unwrap();
     for gone in [
         "LD_PRELOAD",
+        "OPENSSL_CONF",
         "GIT_SSH_COMMAND",
         "GIT_CONFIG_COUNT",
         "GIT_CONFIG_KEY_0",
         "GIT_CONFIG_VALUE_0",
+        "UNLISTED",
+        // Pinned, but for docker only.
+        "DOCKER_HOST",
     ] {
         assert!(!got.contains_key(gone), "{gone} reached git");
     }
     assert_eq!(got.get("GIT_CONFIG_NOSYSTEM").map(String::as_str), Some("1"));
-    assert_eq!(got.get("HARMLESS").map(String::as_str), Some("kept"));
-    let resets = env.last_audit()["env_resets"].clone();
-    let vars: Vec<&str> = resets.as_array().unwrap().iter().map(|r| r["var"].as_str().unwrap()).collect();
-    for v in [
-        "LD_PRELOAD",
-        "GIT_SSH_COMMAND",
-        "GIT_CONFIG_COUNT",
-        "GIT_CONFIG_KEY_0",
-        "GIT_CONFIG_VALUE_0",
-        "GIT_CONFIG_NOSYSTEM",
-    ] {
-        assert!(vars.contains(&v), "{v} not logged in {resets}");
+    for (k, v) in [("LANG", "C.UTF-8"), ("TERM", "xterm"), ("CLAUDEOPS_TIER", "1")] {
+        assert_eq!(got.get(k).map(String::as_str), Some(v), "{k}");
     }
+    // The operator's tool home, whatever the caller said.
+    let home = env.tool_home().display().to_string();
+    assert_eq!(got.get("HOME"), Some(&home));
+    assert_eq!(got.get("XDG_CONFIG_HOME"), Some(&format!("{home}/.config")));
+    assert_eq!(got.get("XDG_CACHE_HOME"), Some(&format!("{home}/.cache")));
+    let resets = env.last_audit()["env_resets"].clone();
+    let logged: Vec<(String, String)> = resets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["var"].as_str().unwrap().to_string(), r["action"].as_str().unwrap().to_string()))
+        .collect();
+    for (v, action) in [
+        ("LD_PRELOAD", "removed"),
+        ("OPENSSL_CONF", "removed"),
+        ("GIT_SSH_COMMAND", "removed"),
+        ("GIT_CONFIG_COUNT", "removed"),
+        ("UNLISTED", "removed"),
+        ("GIT_CONFIG_NOSYSTEM", "pinned"),
+        ("HOME", "home"),
+        ("XDG_CONFIG_HOME", "home"),
+    ] {
+        assert!(
+            logged.contains(&(v.to_string(), action.to_string())),
+            "{v} ({action}) not logged in {resets}"
+        );
+    }
+    assert!(!logged.iter().any(|(v, _)| v == "LANG" || v == "TERM"), "{resets}");
+}
+
+#[test]
+fn without_a_tool_home_no_real_tool_runs() {
+    let env = TestEnv::new(1, "");
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("tool_home:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    env.write_config_exact(&without);
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(r.stderr().contains("names no `tool_home:`"), "{}", r.stderr());
+    assert_eq!(env.received("docker"), None);
+    // A refusal needs no tool home.
+    let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    // A tool home others can write is no operator's.
+    env.write_config(&without);
+    std::fs::set_permissions(env.tool_home(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("the tool home is writable by group or others"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None);
 }
 
 #[test]
@@ -246,8 +304,37 @@ fn a_link_outside_an_installation_is_refused_even_if_the_caller_has_a_config_els
 fn claudeops_skill_renames_the_skill_in_the_log_only() {
     let env = TestEnv::new(1, "");
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("CLAUDEOPS_SKILL", "nightly-check")]);
-    assert_eq!(r.stderr(), "[skill:nightly-check] Using: docker (CLI)\n");
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:nightly-check] Using: docker (CLI)");
     assert_eq!(env.last_audit()["skill"], "nightly-check");
+}
+
+#[test]
+fn announce_stderr_puts_an_allowed_call_s_line_back_on_stderr() {
+    let env = TestEnv::new(1, "announce: stderr\n");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    // Refusals and dry runs reach stderr either way.
+    for extra in ["", "announce: stderr\n", "announce: audit\n"] {
+        let env = TestEnv::new(1, extra);
+        let r = env.run("docker", &["restart", "api"], &[("CLAUDEOPS_TIER", "1")]);
+        assert_eq!(r.code(), 77);
+        assert!(r.stderr().starts_with("[skill:container-ops] REFUSED: "), "{extra}: {}", r.stderr());
+        let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("CLAUDEOPS_DRY_RUN", "1")]);
+        assert_eq!(r.code(), 0);
+    }
+    let env = TestEnv::new(2, "");
+    let r = env.run(
+        "docker",
+        &["restart", "api"],
+        &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", "1")],
+    );
+    assert_eq!(r.stderr(), "[skill:container-ops] DRY RUN: would run: docker restart api\n");
+    let env = TestEnv::new(1, "announce: loud\n");
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78);
+    assert!(r.stderr().contains("unknown variant `loud`"), "{}", r.stderr());
 }
 
 #[test]

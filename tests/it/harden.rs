@@ -10,11 +10,11 @@ use std::process::{Command, Output};
 use crate::installed::{Installed, stub_text};
 
 /// A group and a user created for one test, removed on drop.
-struct Account {
-    user: String,
-    group: String,
-    uid: u32,
-    gid: u32,
+pub struct Account {
+    pub user: String,
+    pub group: String,
+    pub uid: u32,
+    pub gid: u32,
 }
 
 fn must(cmd: &mut Command) {
@@ -28,8 +28,16 @@ fn id_of(flag: &str, name: &str) -> u32 {
 }
 
 impl Account {
-    fn create() -> Account {
-        let tag = format!("ts{}", std::process::id());
+    pub fn create() -> Account {
+        // Unique per test in this process: the harden tests run at the same time.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Account::create_tagged(&format!("x{n}"))
+    }
+
+    /// As [`Account::create`], with `tag` in the names (unique per account in this process).
+    pub fn create_tagged(tag: &str) -> Account {
+        let tag = format!("ts{}{tag}", std::process::id());
         let group = format!("{tag}g");
         let user = format!("{tag}u");
         must(Command::new("groupadd").args(["--system", &group]));
@@ -51,7 +59,7 @@ impl Account {
         self.run_in(Path::new("/"), argv, env)
     }
 
-    fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
+    pub fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
         // By absolute path: `env` may set PATH for the child, and Command would search that.
         Command::new("/usr/bin/setpriv")
             .arg(format!("--reuid={}", self.uid))
@@ -67,7 +75,15 @@ impl Account {
             .unwrap()
     }
 
-    fn group_gid(&self) -> u32 {
+    /// Give the user `home` (made for it, mode 0700) as its home directory.
+    pub fn set_home(&self, home: &Path) {
+        std::fs::create_dir_all(home).unwrap();
+        must(Command::new("usermod").args(["-d", home.to_str().unwrap(), &self.user]));
+        must(Command::new("chown").args([format!("{}:{}", self.uid, self.gid).as_str(), home.to_str().unwrap()]));
+        std::fs::set_permissions(home, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    }
+
+    pub fn group_gid(&self) -> u32 {
         let text = std::fs::read_to_string("/etc/group").unwrap();
         text.lines()
             .find_map(|l| {
@@ -411,4 +427,128 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(crate::install::snapshot(&inst.prefix), before);
     assert!(Path::new(&inst.audit).exists());
+}
+
+#[test]
+fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_made() {
+    if !nix::unistd::getuid().is_root() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("the --harden test must run as root under CI (it creates a group)");
+        }
+        eprintln!("SKIPPED uninstall_puts_back_…: not root");
+        return;
+    }
+    // A group install.sh makes (so --uninstall removes it), an owner for what existed before.
+    let group = format!("ts{}h", std::process::id());
+    // Removed if the test stops before --uninstall does it.
+    struct Cleanup(String);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = Command::new("groupdel").arg(&self.0).output();
+        }
+    }
+    let _cleanup = Cleanup(group.clone());
+    let acct = Account::create();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let prefix = tmp.path().join("p");
+    // The prefix's bin/ existed, the operator's, group-writable; an audit log existed too.
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::os::unix::fs::chown(prefix.join("bin"), Some(acct.uid), Some(acct.gid)).unwrap();
+    std::fs::set_permissions(prefix.join("bin"), std::os::unix::fs::PermissionsExt::from_mode(0o775)).unwrap();
+    let logs = tmp.path().join("log");
+    std::fs::create_dir(&logs).unwrap();
+    let audit = logs.join("audit.jsonl");
+    std::fs::write(&audit, "").unwrap();
+    std::os::unix::fs::chown(&audit, Some(acct.uid), Some(acct.gid)).unwrap();
+    std::fs::set_permissions(&audit, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    // Real tools, readable and runnable by everyone.
+    let real = tmp.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    for t in crate::installed::tools() {
+        crate::harness::write_exec(&real.join(&t), "#!/bin/sh\necho real\n");
+    }
+    let state = tmp.path().join("state/cooldown.json");
+    // The operator's own tool home, with a file in it: --harden makes both root's.
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]\n").unwrap();
+    for (p, mode) in [(&home, 0o775), (&home.join(".gitconfig"), 0o664)] {
+        std::os::unix::fs::chown(p, Some(acct.uid), Some(acct.gid)).unwrap();
+        std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    }
+    let before_bin = std::fs::metadata(prefix.join("bin")).unwrap();
+    let r = crate::installed::run_install(&[
+        "--prefix",
+        prefix.to_str().unwrap(),
+        "--real-dir",
+        real.to_str().unwrap(),
+        "--audit-log",
+        audit.to_str().unwrap(),
+        "--cooldown-state",
+        state.to_str().unwrap(),
+        "--tool-home",
+        home.to_str().unwrap(),
+        "--harden",
+        "--group",
+        &group,
+    ]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    // What --harden changed.
+    assert_eq!(std::fs::metadata(real.join("docker")).unwrap().mode() & 0o7777, 0o750);
+    let m = std::fs::metadata(prefix.join("bin")).unwrap();
+    assert_eq!((m.uid(), m.mode() & 0o022), (0, 0));
+    assert_eq!(std::fs::metadata(&audit).unwrap().mode() & 0o7777, 0o660);
+    assert_eq!(std::fs::metadata(home.join(".gitconfig")).unwrap().uid(), 0);
+    // A second run records nothing new: the first run's owners and modes are what comes back.
+    let r2 = crate::installed::run_install(&[
+        "--prefix",
+        prefix.to_str().unwrap(),
+        "--real-dir",
+        real.to_str().unwrap(),
+        "--audit-log",
+        audit.to_str().unwrap(),
+        "--cooldown-state",
+        state.to_str().unwrap(),
+        "--tool-home",
+        home.to_str().unwrap(),
+        "--harden",
+        "--group",
+        &group,
+    ]);
+    assert_eq!(r2.code(), 0, "{}", r2.stderr());
+
+    let r = crate::installed::run_install(&["--uninstall", "--prefix", prefix.to_str().unwrap()]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(r.stdout().contains(&format!("and group {group}")), "{}", r.stdout());
+    // Every mode and owner it changed is back.
+    for t in crate::installed::tools() {
+        assert_eq!(std::fs::metadata(real.join(&t)).unwrap().mode() & 0o7777, 0o755, "{t}");
+    }
+    let m = std::fs::metadata(prefix.join("bin")).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (before_bin.uid(), before_bin.gid(), 0o775));
+    let m = std::fs::metadata(&audit).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (acct.uid, acct.gid, 0o644));
+    for (p, mode) in [(&home, 0o775), (&home.join(".gitconfig"), 0o664)] {
+        let m = std::fs::metadata(p).unwrap();
+        assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (acct.uid, acct.gid, mode), "{}", p.display());
+    }
+    // What it made is gone (bin/ was the operator's and stays, empty); the group too; the
+    // cooldown state it made is data: kept, and root's.
+    assert_eq!(std::fs::read_dir(prefix.join("bin")).unwrap().count(), 0);
+    assert!(!prefix.join("lib").exists());
+    assert!(
+        !std::fs::read_to_string("/etc/group")
+            .unwrap()
+            .lines()
+            .any(|l| l.starts_with(&format!("{group}:")))
+    );
+    let m = std::fs::metadata(&state).unwrap();
+    assert_eq!(m.gid(), 0);
+    assert!(
+        r.stderr()
+            .contains(&format!("kept (data, not installation): {}", state.parent().unwrap().display())),
+        "{}",
+        r.stderr()
+    );
 }

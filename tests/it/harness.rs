@@ -76,8 +76,17 @@ impl TestEnv {
         } else {
             format!("workspaces: [{}]\n", env.tmp.path().display())
         };
+        // The operator's tool home, the real tools' HOME.
+        let tool_home = if extra.contains("tool_home:") {
+            String::new()
+        } else {
+            let home = env.tmp.path().join("toolhome");
+            std::fs::create_dir_all(&home).expect("mkdir");
+            std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            format!("tool_home: {}\n", home.display())
+        };
         env.write_config(&format!(
-            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{workspaces}{extra}",
+            "tier: {ceiling}\nreal_dirs: [{}]\naudit_log: {}\n{workspaces}{tool_home}{extra}",
             env.real.display(),
             env.audit.display()
         ));
@@ -108,8 +117,33 @@ impl TestEnv {
         p
     }
 
+    /// Write `tiershim.yaml`; a config that names no `tool_home:` gets the test's tool home
+    /// (the gate runs no real tool without one), so tests need not repeat it. The calls of these
+    /// tests come straight from the test process, outside any Landlock domain, so the kernel
+    /// fence is off unless `text` says otherwise (tests/it/kernel_fence.rs drives it).
     pub fn write_config(&self, text: &str) {
+        if text.contains("tool_home:") || !text.contains("tier:") {
+            return self.write_config_exact(text);
+        }
+        let home = self.tool_home();
+        std::fs::create_dir_all(&home).expect("mkdir");
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
+        self.write_config_exact(&format!("{text}{sep}tool_home: {}\n", home.display()));
+    }
+
+    /// Write `tiershim.yaml` as given, with `kernel_fence: off` added unless it names
+    /// `kernel_fence` (these calls come from outside any Landlock domain).
+    pub fn write_config_exact(&self, text: &str) {
         let p = self.dir.join("tiershim.yaml");
+        let text = if text.contains("kernel_fence") {
+            text.to_string()
+        } else {
+            format!(
+                "{text}{}kernel_fence: off\n",
+                if text.is_empty() || text.ends_with('\n') { "" } else { "\n" }
+            )
+        };
         std::fs::write(&p, text).expect("write config");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     }
@@ -180,6 +214,22 @@ impl TestEnv {
 
     pub fn path(&self, rel: &str) -> PathBuf {
         self.tmp.path().join(rel)
+    }
+
+    /// Pin credentials in a secrets file (mode 0600, as install.sh makes it without --harden)
+    /// named by `secrets:` in the config.
+    pub fn pin_secrets(&self, pairs: &[(&str, &str)]) {
+        let path = self.path("secrets.yaml");
+        let text: String = pairs.iter().map(|(k, v)| format!("{k}: '{v}'\n")).collect();
+        std::fs::write(&path, text).expect("write secrets");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let cfg = std::fs::read_to_string(self.config_path()).expect("read config");
+        self.write_config(&format!("{cfg}secrets: {}\n", path.display()));
+    }
+
+    /// The tool home `TestEnv::new` made: the real tools' HOME.
+    pub fn tool_home(&self) -> PathBuf {
+        self.tmp.path().join("toolhome")
     }
 }
 

@@ -342,7 +342,7 @@ fn a_header_file_is_read_by_the_gate_so_a_method_override_in_it_counts() {
     assert_eq!(out.code, 77, "{}", out.stderr);
 }
 
-/// A clone of `ops/infra` (origin on github.com, `origin/main` set) under `repos/`, the shipped
+/// A clone of `ops/infra` (origin on github.com, `origin/main` and `origin/HEAD` set) under `repos/`, the shipped
 /// git-pr skill as the baseline, the real curl and git: what a pull request through the API is
 /// checked against.
 fn clone_env() -> (TestEnv, PathBuf) {
@@ -359,6 +359,7 @@ fn clone_env() -> (TestEnv, PathBuf) {
     git(&work, &["commit", "-q", "-m", "base"]);
     git(&work, &["remote", "add", "origin", "https://github.com/ops/infra.git"]);
     git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
     for (branch, file) in [("fix", "checks/disk.md"), ("bad", "CLAUDE.md")] {
         git(&work, &["switch", "-q", "-c", branch, "main"]);
         std::fs::create_dir_all(work.join("checks")).unwrap();
@@ -429,7 +430,7 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
     let (env, work) = clone_env();
     let srv = HttpServer::start();
     let u = |p: &str| format!("{}/repos/ops/infra/contents/{p}", srv.url());
-    let body = r#"{"message":"m","content":"eA=="}"#;
+    let body = r#"{"message":"m","content":"eA==","branch":"fix"}"#;
     let out = run(
         &env,
         &work,
@@ -446,7 +447,7 @@ fn an_api_contents_write_needs_tier_3_and_a_path_the_skills_allow() {
         out.stderr
     );
     // A Gitea rename writes checks/disk.md and removes ie.yaml, which the skill denies.
-    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml"}"#;
+    let rename = r#"{"message":"m","content":"eA==","From_Path":"ie.yaml","branch":"fix"}"#;
     let out = run(
         &env,
         &work,
@@ -545,7 +546,7 @@ fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     let env = TestEnv::new(
         3,
         &format!(
-            "real:\n  gh: {}\nenv:\n  GH_HOST: \"127.0.0.1:{}\"\n  GH_ENTERPRISE_TOKEN: tok-for-tests\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
+            "real:\n  gh: {}\nenv:\n  GH_HOST: \"127.0.0.1:{}\"\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
             real("gh").display(),
             tls.port,
             tls.cert.display(),
@@ -554,6 +555,8 @@ fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
     );
     // Keep the certificate's directory alive with the install.
     std::mem::forget(probe);
+    // The token is a credential: in the secrets file, never in tiershim.yaml.
+    env.pin_secrets(&[("GH_ENTERPRISE_TOKEN", "tok-for-tests")]);
     let work = env.path("work");
     std::fs::create_dir_all(&work).unwrap();
     (env, tls, work)
@@ -592,6 +595,8 @@ fn gh_api_calls_reach_an_enterprise_host_only_when_allowed() {
                 "message=m",
                 "-f",
                 "content=eA==",
+                "-f",
+                "branch=fix",
             ],
             2,
             false,
@@ -697,7 +702,17 @@ fn explain_names_the_endpoint_rule_for_gh_api_and_curl_alike() {
             "2",
         ),
         (
-            &["gh", "api", "-X", "PUT", "repos/o/r/contents/checks/a.md", "-f", "content=eA=="],
+            &[
+                "gh",
+                "api",
+                "-X",
+                "PUT",
+                "repos/o/r/contents/checks/a.md",
+                "-f",
+                "content=eA==",
+                "-f",
+                "branch=fix",
+            ],
             "allow",
             "http.contents.write",
             "3",

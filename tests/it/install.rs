@@ -88,8 +88,9 @@ fn install_lays_out_binary_tiers_links_passthrough_config_and_profile() {
 
         let cfg = std::fs::read_to_string(dir.join("tiershim.yaml")).unwrap();
         let mut want = format!(
-            "# yaml-language-server: $schema=../tiershim.schema.json\n# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
+            "# yaml-language-server: $schema=../tiershim.schema.json\n# Written by install.sh; re-running it rewrites this file.\ntier: {n}\ndry_run: true\naudit_log: '{}'\nkernel_fence: off\ntool_home: '{}'\nskills:\n  baseline: '{}'\nreal:\n",
             inst.audit.display(),
+            inst.prefix.join("lib/tiershim/home").display(),
             inst.prefix.join("lib/tiershim/skills").display()
         );
         for t in tools() {
@@ -243,6 +244,16 @@ fn install_refuses_bad_arguments_before_changing_anything() {
             "--cooldown-lock-wait ten: a whole number",
         ),
         (vec!["--prefix", &p, "--bogus"], "unknown argument --bogus"),
+        (vec!["--prefix", &p, "--env", "GH_TOKEN=ghp_x"], "--env GH_TOKEN=…: a credential"),
+        (
+            vec!["--prefix", &p, "--env", "HTTPS_PROXY=http://u:pw@proxy:3128"],
+            "holds a URL password",
+        ),
+        (vec!["--prefix", &p, "--secret", "bad name=x"], "is not a variable name"),
+        (
+            vec!["--prefix", &p, "--tool-home", "/"],
+            "--tool-home /: name a directory of its own",
+        ),
         (vec!["--tiers", "1"], "--prefix is required"),
         (vec!["--prefix"], "--prefix needs a value"),
     ] {
@@ -380,4 +391,128 @@ fn hosts_inventory_mcp_configs_and_the_lock_wait_are_written_and_load() {
     let inv: serde_json::Value = serde_json::from_slice(&std::fs::read(&inventory).unwrap()).unwrap();
     let container = inv["domains"].as_array().unwrap().iter().find(|d| d["id"] == "container").unwrap();
     assert_eq!(container["mcp"][0]["name"], "docker");
+}
+
+#[test]
+fn secrets_go_to_a_file_only_the_gate_reads_and_every_tier_names_it_and_a_tool_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let more = tmp.path().join("more-secrets");
+    std::fs::write(&more, "# pinned\nPGPASSWORD=pw with 'quote'\n").unwrap();
+    let inst = Installed::new(&[
+        "--secret",
+        "GH_TOKEN=ghp_secret",
+        "--secrets-file",
+        more.to_str().unwrap(),
+        "--env",
+        "GH_HOST=ghe.example",
+    ]);
+    let lib = inst.prefix.join("lib/tiershim");
+    let secrets = lib.join("secrets.yaml");
+    let meta = std::fs::metadata(&secrets).unwrap();
+    assert_eq!(std::os::unix::fs::MetadataExt::mode(&meta) & 0o777, 0o600);
+    let got = tiershim::install::read_secrets(&secrets, false).unwrap();
+    assert_eq!(got["GH_TOKEN"], "ghp_secret");
+    assert_eq!(got["PGPASSWORD"], "pw with 'quote'");
+    let home = lib.join("home");
+    assert!(home.is_dir());
+    for n in 1..=3u8 {
+        let text = std::fs::read_to_string(inst.tier_dir(n).join("tiershim.yaml")).unwrap();
+        assert!(text.contains(&format!("secrets: '{}'\n", secrets.display())), "{text}");
+        assert!(text.contains(&format!("tool_home: '{}'\n", home.display())), "{text}");
+        assert!(!text.contains("ghp_secret") && !text.contains("pw with"), "{text}");
+        assert!(text.contains("GH_HOST: 'ghe.example'"), "{text}");
+    }
+    // Without secrets the file goes, as anything install.sh made and would not make now.
+    let r = inst.reinstall(&[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!secrets.exists());
+    assert!(home.is_dir());
+}
+
+#[test]
+fn uninstall_removes_what_install_created_and_keeps_what_it_did_not() {
+    let inst = Installed::new(&[]);
+    let note = inst.tier_dir(1).join("NOTES.txt");
+    std::fs::write(&note, "operator notes\n").unwrap();
+    let p = inst.prefix.display().to_string();
+    let r = run_install(&["--uninstall", "--prefix", &p]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stdout()
+            .starts_with(&format!("uninstalled tiershim from {p}: put back 0 owner(s) and mode(s), removed ")),
+        "{}",
+        r.stdout()
+    );
+    // Only the operator's file and the directories that hold it are left.
+    assert_eq!(
+        snapshot(&inst.prefix)
+            .iter()
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        vec![
+            note.display().to_string(),
+            inst.tier_dir(1).display().to_string(),
+            inst.prefix.join("lib/tiershim").display().to_string(),
+            inst.prefix.join("lib").display().to_string(),
+            p.clone(),
+        ]
+    );
+    assert!(r.stderr().contains(&format!(
+        "left {} (it holds files install.sh did not create)",
+        inst.tier_dir(1).display()
+    )));
+    // The audit log is data: kept.
+    assert!(inst.audit.parent().unwrap().is_dir());
+    // Nothing left to uninstall: refused, nothing changed.
+    let before = snapshot(&inst.prefix);
+    let r = run_install(&["--uninstall", "--prefix", &p]);
+    assert_eq!(r.code(), 1);
+    assert!(r.stderr().contains("no installation made by install.sh at "), "{}", r.stderr());
+    assert_eq!(snapshot(&inst.prefix), before);
+    // Without the operator's file, the prefix install.sh made goes entirely.
+    let inst = Installed::new(&[]);
+    let r = run_install(&["--uninstall", "--prefix", inst.prefix.to_str().unwrap()]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!inst.prefix.exists());
+}
+
+#[test]
+fn make_install_records_every_decision_in_an_audit_log_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path().join("p");
+    // The built test binary stands in for the release build (`CARGO=true` skips building it).
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("install")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg(format!("BIN={}", bin().display()))
+        .arg("CARGO=true")
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = prefix.join("var/log/tiershim/audit.jsonl");
+    let cfg = std::fs::read_to_string(prefix.join("lib/tiershim/tier1/tiershim.yaml")).unwrap();
+    assert!(cfg.contains(&format!("audit_log: '{}'", log.display())), "{cfg}");
+    // A call through a tier link is recorded there.
+    let r = Command::new(prefix.join("lib/tiershim/tier1/docker"))
+        .arg("--version")
+        .env_clear()
+        .env("CLAUDEOPS_TIER", "1")
+        .output()
+        .unwrap();
+    let rec: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(rec["tool"], "docker", "{}", String::from_utf8_lossy(&r.stderr));
+    // `make uninstall` undoes it and keeps the log.
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(repo())
+        .arg("uninstall")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!prefix.join("lib").exists() && !prefix.join("bin").exists());
+    assert!(log.is_file());
 }

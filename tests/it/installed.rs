@@ -27,9 +27,13 @@ pub fn tools() -> Vec<String> {
 
 /// A stub real tool: appends `<pid> <tool> <args>` to `log` and exits 0. It names itself and
 /// its log by absolute path, because a hardened gate runs it as `/bin/sh /dev/fd/N`.
+/// A stub that records each run (pid, tool, args) in `log`. The gate's own git queries (they
+/// start `--no-pager --no-replace-objects`) go to `<log>.facts` with the parent's pid instead:
+/// they are the gate asking, and are counted as gated only when that parent is a gate process
+/// that wrote an audit record.
 pub fn stub_text(tool: &str, log: &Path) -> String {
     format!(
-        "#!/bin/sh\nprintf '%s {tool} %s\\n' \"$$\" \"$*\" >> '{}'\necho \"stub {tool} ran\"\n",
+        "#!/bin/sh\nif [ \"$1 $2\" = '--no-pager --no-replace-objects' ]; then printf '%s {tool} %s\\n' \"$PPID\" \"$*\" >> '{0}.facts'; exit 0; fi\nprintf '%s {tool} %s\\n' \"$$\" \"$*\" >> '{0}'\necho \"stub {tool} ran\"\n",
         log.display()
     )
 }
@@ -109,6 +113,11 @@ impl Installed {
             i.audit.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
+        // These tests call links and shells from the test process; the kernel fence has its own
+        // (tests/it/kernel_fence.rs, tests/it/claude.rs).
+        if !extra.iter().any(|a| a.starts_with("--kernel-fence")) {
+            args.extend(["--kernel-fence".to_string(), "off".to_string()]);
+        }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let r = run_install(&argv);
         assert_eq!(r.code(), 0, "install.sh failed:\n{}{}", r.stdout(), r.stderr());
@@ -125,6 +134,9 @@ impl Installed {
             self.audit.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
+        if !extra.iter().any(|a| a.starts_with("--kernel-fence")) {
+            args.extend(["--kernel-fence".to_string(), "off".to_string()]);
+        }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         run_install(&argv)
     }
@@ -169,6 +181,7 @@ impl Installed {
 
     pub fn forget_runs(&self) {
         std::fs::write(&self.runs, "").unwrap();
+        let _ = std::fs::remove_file(self.runs.with_extension("log.facts"));
     }
 
     pub fn audit_records(&self) -> Vec<serde_json::Value> {
@@ -180,17 +193,40 @@ impl Installed {
     }
 
     /// Runs of real tools that no allowing decision of the gate accounts for (same pid, same
-    /// tool): each one reached a real tool without the gate.
+    /// tool), and the gate's own git queries whose parent is no gate process that decided: each
+    /// one reached a real tool without the gate.
     pub fn ungated_runs(&self) -> Vec<(u32, String, String)> {
-        let allowed: BTreeSet<(u64, String)> = self
-            .audit_records()
+        let records = self.audit_records();
+        let allowed: BTreeSet<(u64, String)> = records
             .iter()
             .filter(|r| r["verdict"] == "allow")
             .map(|r| (r["pid"].as_u64().unwrap(), r["tool"].as_str().unwrap().to_string()))
             .collect();
-        self.runs()
+        let gates: BTreeSet<u64> = records.iter().map(|r| r["pid"].as_u64().unwrap()).collect();
+        let mut out: Vec<(u32, String, String)> = self
+            .runs()
             .into_iter()
             .filter(|(pid, tool, _)| !allowed.contains(&(u64::from(*pid), tool.clone())))
+            .collect();
+        out.extend(
+            self.fact_runs()
+                .into_iter()
+                .filter(|(ppid, _, _)| !gates.contains(&u64::from(*ppid))),
+        );
+        out
+    }
+
+    /// The gate's own git queries: (parent pid, tool, args).
+    pub fn fact_runs(&self) -> Vec<(u32, String, String)> {
+        std::fs::read_to_string(self.runs.with_extension("log.facts"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let mut it = l.splitn(3, ' ');
+                let pid = it.next().unwrap().parse().unwrap();
+                let tool = it.next().unwrap().to_string();
+                (pid, tool, it.next().unwrap_or("").to_string())
+            })
             .collect()
     }
 }

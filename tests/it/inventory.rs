@@ -122,7 +122,9 @@ fn the_gate_warns_when_a_call_falls_back_from_mcp_and_stays_silent_without_an_in
     let env = setup();
     // No inventory file yet: nothing about MCP.
     let r = env.run("gh", &["pr", "list"], &[("CLAUDEOPS_TIER", "2")]);
-    assert_eq!(r.stderr(), "[skill:git-pr] Using: gh (CLI)\n");
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:git-pr] Using: gh (CLI)");
+    assert_eq!(env.last_audit().get("notices"), None);
 
     let cfg = env.config_path();
     let (code, _, err) = admin(
@@ -134,13 +136,17 @@ fn the_gate_warns_when_a_call_falls_back_from_mcp_and_stays_silent_without_an_in
 
     let r = env.run("gh", &["pr", "list"], &[("CLAUDEOPS_TIER", "2")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
+    // Quiet on success: both lines are in the record, none on stderr.
+    assert_eq!(r.stderr(), "");
+    let rec = env.last_audit();
+    assert_eq!(rec["message"], "[skill:git-pr] Using: gh (CLI)");
     assert_eq!(
-        r.stderr(),
-        "[skill:git-pr] Using: gh (CLI)\n[skill:git-pr] WARNING: MCP tools not found for GitHub, falling back to gh (CLI)\n"
+        rec["notices"],
+        serde_json::json!(["[skill:git-pr] WARNING: MCP tools not found for GitHub, falling back to gh (CLI)"])
     );
     assert_eq!(env.last_audit()["mcp"], "cli-fallback");
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "2")]);
-    assert_eq!(r.stderr(), "[skill:container-health] Using: docker (CLI)\n");
+    assert_eq!(r.stderr(), "");
     assert_eq!(env.last_audit()["mcp"], "mcp-available");
     // A refused call says nothing about MCP.
     let r = env.run("gh", &["pr", "merge", "1"], &[("CLAUDEOPS_TIER", "2")]);
@@ -157,11 +163,15 @@ fn a_corrupt_inventory_does_not_stop_the_call_and_the_log_says_so() {
     let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert!(env.received("docker").is_some());
+    // In the record (and journald), not in the agent's output.
+    assert_eq!(r.stderr(), "");
     assert!(
-        r.stderr()
-            .contains("[skill:container-health] WARNING: the session inventory could not be read ("),
+        env.last_audit()["notices"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("[skill:container-health] WARNING: the session inventory could not be read ("),
         "{}",
-        r.stderr()
+        env.last_audit()
     );
     assert!(env.last_audit()["mcp"].as_str().unwrap().starts_with("inventory unreadable: "));
 }
@@ -230,7 +240,11 @@ fn the_audit_report_shows_refusals_dry_runs_resets_and_odd_lines() {
         "REFUSED: restarting, starting or stopping a container requires tier 2 (this agent is tier 1) — escalate to a tier 2 agent or an operator"
     );
     assert_eq!(r["dry_runs"][0]["call"], "docker restart api");
-    assert_eq!(r["env_resets"], serde_json::json!({"DOCKER_BUILDKIT (removed)": 1}));
+    // The harness gives the caller a HOME, which the tool home replaces.
+    assert_eq!(
+        r["env_resets"],
+        serde_json::json!({"DOCKER_BUILDKIT (removed)": 1, "HOME (home)": 1})
+    );
     assert_eq!(r["tier_lowered"].as_array().unwrap().len(), 1);
     let odd: Vec<&str> = r["odd"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
     let me = std::fs::canonicalize(bin()).unwrap();

@@ -4,12 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod agent;
 mod harness;
 mod installed;
 
 mod inventory;
 
 mod bad_input;
+mod check;
+mod claude;
 mod cooldown;
 mod corpus;
 mod dbserver;
@@ -20,11 +23,15 @@ mod docker_engine;
 mod doctor;
 mod explain;
 mod fence;
+mod fence_harden;
 mod gate;
+mod git_diff;
+mod git_fence;
 mod harden;
 mod http;
 mod http_server;
 mod install;
+mod kernel_fence;
 mod mariadb;
 mod mcp;
 mod mistakes;
@@ -36,3 +43,4 @@ mod scope;
 mod shell;
 mod skills;
 mod ssh;
+mod sshd;

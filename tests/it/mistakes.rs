@@ -140,3 +140,23 @@ fn audit_and_cooldown_with_a_config_that_names_no_file_say_what_to_add() {
         r.stderr()
     );
 }
+
+#[test]
+fn an_override_common_yaml_applies_to_every_tool_not_only_those_with_their_own_file() {
+    let env = TestEnv::new(2, "");
+    let dir = env.path("policy");
+    let common = std::fs::read_to_string(crate::installed::repo().join("policy/common.yaml")).unwrap();
+    write(&dir.join("common.yaml"), &format!("{common}    - MY_HOOK\n"));
+    env.write_config(&format!(
+        "tier: 2\nreal_dirs: [{}]\naudit_log: {}\npolicy: {}\n",
+        env.real.display(),
+        env.audit.display(),
+        dir.display()
+    ));
+    // docker's rules are the embedded ones; the directory's common part still applies.
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1"), ("MY_HOOK", "/tmp/x")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!env.received_env("docker").unwrap().contains_key("MY_HOOK"));
+    let resets = env.last_audit()["env_resets"].to_string();
+    assert!(resets.contains("MY_HOOK"), "{resets}");
+}

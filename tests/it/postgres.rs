@@ -59,7 +59,7 @@ fn reads_through_the_gate_return_their_rows_at_tier_1() {
     let d = Db::new(3, "");
     let r = d.psql(1, &["-At", "-c", "select v from t order by id"], None, &[]);
     assert_eq!((r.code(), r.stdout()), (0, "one\ntwo\nthree\n".into()), "{}", r.stderr());
-    assert!(r.stderr().contains("[skill:database-query] Using: psql (CLI)"), "{}", r.stderr());
+    assert_eq!(r.stderr(), "");
 
     let r = d.psql(
         1,

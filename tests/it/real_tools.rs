@@ -131,7 +131,7 @@ fn real_git_reads_run_and_a_feature_branch_push_lands_at_tier_2() {
     let (code, out, err) = in_dir(&env, &work, "git", &["status", "--short", "--branch"], "1");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("## feat"), "{out}");
-    assert!(err.starts_with("[skill:git-pr] Using: git (CLI)"), "{err}");
+    assert_eq!(err, "");
 
     let (code, _, err) = in_dir(&env, &work, "git", &["push", "origin", "feat"], "1");
     assert_eq!(code, 77, "{err}");
@@ -172,7 +172,7 @@ fn real_git_force_pushes_and_pushes_to_main_never_reach_the_remote() {
 }
 
 #[test]
-fn real_git_does_not_run_a_hostile_repository_fsmonitor_on_status() {
+fn real_git_refuses_a_repository_fsmonitor_the_agent_could_have_written_naming_file_and_key() {
     let env = real_env("git");
     let (work, _, _daemon) = repo(&env);
     let marker = env.path("pwned");
@@ -180,6 +180,12 @@ fn real_git_does_not_run_a_hostile_repository_fsmonitor_on_status() {
     crate::harness::write_exec(&hook, &format!("#!/bin/sh\ntouch {}\n", marker.display()));
     git(&work, &["config", "core.fsmonitor", hook.to_str().unwrap()]);
     let (code, _, err) = in_dir(&env, &work, "git", &["status"], "1");
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 77, "{err}");
+    assert!(
+        err.contains("rule git.agent-config")
+            && err.contains("core.fsmonitor")
+            && err.contains(&work.join(".git/config").display().to_string()),
+        "{err}"
+    );
     assert!(!marker.exists(), "the repository's core.fsmonitor ran through the gate");
 }

@@ -130,7 +130,7 @@ fn a_pull_request_inside_the_allow_list_reaches_gh() {
     fx.change(&[("checks/http.md", "check\n"), ("playbooks/restart.md", "steps\n")]);
     let r = fx.run("gh", &["pr", "create", "--title", "t", "--body", "b"], "2", &[]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:git-pr] Using: gh (CLI)\n");
+    assert_eq!(r.stderr(), "");
     assert_eq!(
         fx.env.received("gh"),
         Some(vec![
@@ -242,7 +242,7 @@ fn a_repository_skill_adds_denies_and_cannot_drop_a_baseline_deny() {
     let line = refused_by_scope(&r, &fx.env, "gh");
     assert!(
         line.contains(&format!(
-            "README.md — matches denied pattern README.md ({})",
+            "README.md — matches denied pattern README.md ({}@origin/main)",
             fx.work.join(".claude-ops/skills/infra.md").display()
         )),
         "{line}"
@@ -399,15 +399,36 @@ fn when_the_changed_files_cannot_be_worked_out_the_pull_request_is_refused_sayin
         assert!(r.stderr().contains(why), "{args:?}: {}", r.stderr());
         assert_eq!(fx.env.received("gh"), None);
     }
-    // No origin/HEAD and neither main nor master: the default branch is unknown.
+    // No origin/HEAD and neither main nor master: the default branch is unknown. Outside the
+    // repositories directory (whose skills are read from origin/HEAD) that is what refuses.
+    let clone = fx.env.path("elsewhere");
+    git(
+        fx.env.tmp.path(),
+        &["clone", "-q", fx.work.to_str().unwrap(), clone.to_str().unwrap()],
+    );
+    git(&clone, &["update-ref", "refs/remotes/origin/release", "HEAD"]);
+    git(&clone, &["update-ref", "-d", "refs/remotes/origin/feat"]);
+    git(&clone, &["symbolic-ref", "--delete", "refs/remotes/origin/HEAD"]);
+    git(&clone, &["update-ref", "-d", "refs/remotes/origin/main"]);
+    git(&clone, &["switch", "-q", "-c", "fix"]);
+    let r = fx.run_in(&clone, "gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
+    assert!(r.stderr().contains("the default branch of origin is unknown"), "{}", r.stderr());
+    // In a repository under `repos`, the repository's skills cannot be read without it: the
+    // call is refused as a skill that cannot be read (78), naming the fix.
     git(&fx.work, &["update-ref", "refs/remotes/origin/release", "main"]);
     git(&fx.work, &["symbolic-ref", "--delete", "refs/remotes/origin/HEAD"]);
     git(&fx.work, &["update-ref", "-d", "refs/remotes/origin/main"]);
     let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
-    assert!(r.stderr().contains("the default branch of origin is unknown"), "{}", r.stderr());
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("repository skills are read from refs/remotes/origin/HEAD")
+            && r.stderr().contains("git remote set-head origin --auto"),
+        "{}",
+        r.stderr()
+    );
     // No remote-tracking branch at all.
-    git(&fx.work, &["update-ref", "-d", "refs/remotes/origin/release"]);
-    let r = fx.run("gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
+    git(&clone, &["update-ref", "-d", "refs/remotes/origin/release"]);
+    let r = fx.run_in(&clone, "gh", &["pr", "create", "-t", "t", "-b", "b"], "2", &[]);
     assert!(
         r.stderr().contains("the repository has no remote-tracking branch"),
         "{}",
@@ -537,7 +558,7 @@ fn a_skill_tier_requirement_raises_the_changes_of_its_skill_and_never_its_reads(
     let reason = fx.env.last_audit()["reasons"][0].as_str().unwrap().to_string();
     assert!(
         reason.ends_with(&format!(
-            "; skill container-ops ({}) raises it to tier 3",
+            "; skill container-ops ({}@origin/main) raises it to tier 3",
             fx.work.join(".claude-ops/skills/container-ops.md").display()
         )),
         "{reason}"
@@ -552,14 +573,56 @@ fn a_skill_tier_requirement_raises_the_changes_of_its_skill_and_never_its_reads(
     // Reads are never raised.
     let r = fx.run("docker", &["ps"], "1", &[]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    // A Tier Requirement that names no tier refuses the changes of that skill (exit 78).
-    write(
-        &fx.work.join(".claude-ops/skills/container-ops.md"),
-        "# Skill: x\n\n## Tier Requirement\n\nAsk Bob.\n",
-    );
+    // Repository skills are read from origin/HEAD: a change on disk is not one; a change the
+    // remote's default branch brings (here: committed there and fetched) is. A Tier Requirement
+    // that names no tier refuses the changes of that skill (exit 78).
+    let bob = "# Skill: x\n\n## Tier Requirement\n\nAsk Bob.\n";
+    write(&fx.work.join(".claude-ops/skills/container-ops.md"), bob);
+    fx.env.forget("docker");
+    let r = fx.run("docker", &["restart", "api"], "3", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    git(&fx.work, &["stash", "-q"]);
+    git(&fx.work, &["switch", "-q", "main"]);
+    write(&fx.work.join(".claude-ops/skills/container-ops.md"), bob);
+    git(&fx.work, &["commit", "-qam", "bob"]);
+    git(&fx.work, &["update-ref", "refs/remotes/origin/main", "main"]);
     let r = fx.run("docker", &["restart", "api"], "3", &[]);
     assert_eq!(r.code(), 78, "{}", r.stderr());
     assert!(r.stderr().contains("Tier Requirement names no tier"), "{}", r.stderr());
+}
+
+#[test]
+fn checking_out_a_branch_without_the_repository_skills_keeps_their_tier_requirement() {
+    let strict = "# Skill: Container Lifecycle Operations\n\n## Tier Requirement\n\nTier 3 minimum in this repository.\n";
+    let fx = fixture(3, &[("git-pr.md", SHIPPED_GIT_PR)], &[("container-ops.md", strict)]);
+    // A branch without .claude-ops/skills, checked out through the gate at tier 2.
+    git(&fx.work, &["switch", "-q", "-c", "noskills", "main"]);
+    git(&fx.work, &["rm", "-q", "-r", ".claude-ops"]);
+    git(&fx.work, &["commit", "-q", "-m", "drop the skills"]);
+    git(&fx.work, &["switch", "-q", "feat"]);
+    let r = fx.run("git", &["checkout", "noskills"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!fx.work.join(".claude-ops").exists(), "the checkout did not happen");
+    // The repository's Tier Requirement still holds: it is read from origin/HEAD.
+    let r = fx.run("docker", &["restart", "api"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(r.stderr().contains("requires tier 3 (this agent is tier 2)"), "{}", r.stderr());
+    assert_eq!(fx.env.received("docker"), None);
+    // Nor can the agent move origin/HEAD or origin/main below tier 3.
+    for (args, rule) in [
+        (
+            &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/noskills"][..],
+            "git.symbolic-ref.set",
+        ),
+        (&["fetch", "origin", "+noskills:refs/remotes/origin/main"], "git.fetch.remote-refs"),
+        (&["branch", "-f", "-r", "origin/main", "noskills"], "git.branch.remote-tracking"),
+        (&["remote", "set-head", "origin", "noskills"], "git.remote.write"),
+        (&["update-ref", "refs/remotes/origin/main", "noskills"], "git.unclassified"),
+    ] {
+        let r = fx.run("git", args, "2", &[]);
+        assert_eq!(r.code(), 77, "{args:?}: {}", r.stderr());
+        assert_eq!(fx.env.last_audit()["rule"], rule, "{args:?}");
+    }
 }
 
 #[test]
@@ -611,30 +674,27 @@ fn a_push_to_the_default_branch_the_remote_names_or_through_a_push_mapping_is_re
     for spec in ["feat:stable", "feat:refs/heads/stable", "HEAD:Stable"] {
         let r = fx.run("git", &["push", "origin", spec], "2", &[]);
         assert_eq!(r.code(), 77, "{spec}: {}", r.stderr());
-        assert!(
-            r.stderr().contains("the push lands on") && r.stderr().contains("the default branch of origin"),
-            "{}",
-            r.stderr()
-        );
+        assert!(r.stderr().contains("rule git.push.default-branch"), "{}", r.stderr());
     }
     // A push mapping the agent did not write still decides where `git push origin feat` lands.
     git(&fx.work, &["config", "remote.origin.push", "refs/heads/feat:refs/heads/stable"]);
     let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
     assert_eq!(r.code(), 77, "{}", r.stderr());
-    assert!(r.stderr().contains("remote.origin.push is configured"), "{}", r.stderr());
+    assert!(r.stderr().contains("remote.origin.push"), "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
     git(&fx.work, &["config", "--unset", "remote.origin.push"]);
     // push.default=upstream sends a branch to its upstream, which the agent can set at tier 2.
     git(&fx.work, &["config", "push.default", "upstream"]);
     let r = fx.run("git", &["push", "origin", "feat"], "2", &[]);
     assert_eq!(r.code(), 77, "{}", r.stderr());
-    assert!(r.stderr().contains("push.default is upstream"), "{}", r.stderr());
+    assert!(r.stderr().contains("push.default"), "{}", r.stderr());
     git(&fx.work, &["config", "--unset", "push.default"]);
-    // Without origin/HEAD the default branch is unknown: any destination may be it.
+    // Without origin/HEAD the default branch is unknown: any destination may be it (and in a
+    // repository under `repos`, its skills cannot be read either: exit 78).
     git(&fx.work, &["symbolic-ref", "--delete", "refs/remotes/origin/HEAD"]);
     let r = fx.run("git", &["push", "origin", "feat:stable"], "2", &[]);
-    assert_eq!(r.code(), 77, "{}", r.stderr());
-    assert!(r.stderr().contains("origin/HEAD is not set"), "{}", r.stderr());
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(r.stderr().contains("origin/HEAD"), "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
     git(&fx.work, &["remote", "set-head", "origin", "stable"]);
     // Otherwise, a feature branch lands.

@@ -359,3 +359,127 @@ fn a_broken_installation_is_refused_before_the_shell_starts() {
     assert_eq!(out.status.code(), Some(78));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no tiershim.yaml in /nonexistent/lib/tiershim/tier2"));
 }
+
+/// Claude Code 2.1.330's wrapper around a Bash tool call, as recorded with a logging
+/// `CLAUDE_CODE_SHELL` (with a shell snapshot; without one it drops the `source` piece and
+/// passes `-l`).
+fn claude_wrapped(quoted: &str, stdin_null: bool, cwd_file: &std::path::Path) -> String {
+    format!(
+        "source /nonexistent/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && \\builtin shopt -u extglob 2>/dev/null || true && {{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; }} >/dev/null 2>&1 || true && {{ \\builtin unalias -- 'unsetenv'; \\builtin unset -f -- 'unsetenv'; }} >/dev/null 2>&1 || true && eval {quoted}{} && pwd -P >| {}",
+        if stdin_null { " < /dev/null" } else { "" },
+        cwd_file.display()
+    )
+}
+
+#[test]
+fn claude_code_s_wrapped_commands_get_plain_bash_s_output_and_status() {
+    let inst = Installed::new(&[]);
+    let cwd_file = inst.tmp.path().join("claude-6df2-cwd");
+    for (command, want_out, want_code) in [
+        ("echo hello; echo err >&2", "hello\nerr\n", 0),
+        ("docker ps", "stub docker ran\n", 0),
+        ("false", "", 1),
+        ("exit 3", "", 3),
+        ("printf '%s\\n' a\"b\"c it\\'s", "abc\nit's\n", 0),
+        ("cat <<'X'\nheredoc $HOME line\nX", "heredoc $HOME line\n", 0),
+        ("docker ps 2>&1 | head -1", "stub docker ran\n", 0),
+    ] {
+        for login in [false, true] {
+            let _ = std::fs::remove_file(&cwd_file);
+            let stdin_null = !command.contains('\n');
+            let text = claude_wrapped(&tiershim::claude::quote(command), stdin_null, &cwd_file);
+            let mut c = Command::new(inst.prefix.join("bin/rbash-tier1"));
+            if login {
+                c.args(["-c", "-l", &text]);
+            } else {
+                c.args(["-c", &text]);
+            }
+            let out = c
+                .env_clear()
+                .env("HOME", inst.tmp.path())
+                .current_dir(inst.tmp.path())
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let merged = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert_eq!((merged.as_str(), out.status.code()), (want_out, Some(want_code)), "{command:?}");
+            // What `pwd -P >|` would have written: the directory the command ran in.
+            let written = std::fs::read_to_string(&cwd_file).unwrap();
+            assert_eq!(
+                written,
+                format!("{}\n", inst.tmp.path().canonicalize().unwrap().display()),
+                "{command:?}"
+            );
+        }
+    }
+    // The command itself still runs under every rbash restriction.
+    for (command, want) in [
+        ("echo x > pwned", "restricted: cannot redirect output"),
+        ("/usr/bin/id", "restricted: cannot specify `/' in command names"),
+        ("cd /", "cd: restricted"),
+        ("PATH=/usr/bin", "PATH: readonly variable"),
+        ("exec id", "exec: restricted"),
+        (". /etc/profile", "restricted"),
+    ] {
+        let text = claude_wrapped(&tiershim::claude::quote(command), true, &cwd_file);
+        let r = inst.shell(1, &text);
+        assert_ne!(r.code(), 0, "{command}");
+        assert!(r.stderr().contains(want), "{command}: {}", r.stderr());
+    }
+    assert!(!inst.tmp.path().join("pwned").exists());
+    assert_eq!(inst.ungated_runs(), vec![]);
+}
+
+#[test]
+fn a_command_that_imitates_claude_code_s_wrapper_is_refused_by_rbash() {
+    let inst = Installed::new(&[]);
+    let file = inst.tmp.path().join("claude-1234-cwd");
+    for text in [
+        format!("echo x && pwd -P >| {}", file.display()),
+        format!("eval 'echo x' < /dev/null && pwd -P >| {}", file.display()),
+        format!("cat <<X\npwd -P >| {}\nX\npwd -P >| {}", file.display(), file.display()),
+        format!(
+            "\\builtin shopt -u extglob 2>/dev/null || true && eval $X && pwd -P >| {}",
+            file.display()
+        ),
+    ] {
+        let r = inst.shell(1, &text);
+        assert_ne!(r.code(), 0, "{text}");
+        assert!(r.stderr().contains("restricted: cannot redirect output"), "{text}: {}", r.stderr());
+        assert!(!file.exists(), "{text}");
+    }
+    // A wrapper whose cwd file is not Claude Code's is not unwrapped either.
+    let home = inst.tmp.path().join(".bashrc");
+    let text = claude_wrapped("'echo x'", true, &home);
+    let r = inst.shell(1, &text);
+    assert!(r.stderr().contains("restricted: cannot redirect output"), "{}", r.stderr());
+    assert!(!home.exists());
+}
+
+#[test]
+fn the_start_up_probes_get_an_answer_and_the_snapshot_script_runs_nothing() {
+    let inst = Installed::new(&["--tiers", "1"]);
+    let wrapper = inst.prefix.join("bin/rbash-tier1");
+    let out = Command::new(&wrapper)
+        .args(["-c", "env"])
+        .env_clear()
+        .env("HOME", inst.tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let env = String::from_utf8_lossy(&out.stdout);
+    assert!(env.lines().any(|l| l == format!("PATH={}", inst.tier_dir(1).display())), "{env}");
+    let snapshot = inst.tmp.path().join("snapshot-bash-1-x.sh");
+    let text = format!(
+        "SNAPSHOT_FILE={}\n      source \"$HOME/.bashrc\" < /dev/null\n      echo \"# Snapshot file\" >| \"$SNAPSHOT_FILE\"\n",
+        snapshot.display()
+    );
+    let out = Command::new(&wrapper).args(["-c", "-l", &text]).env_clear().output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("makes no shell snapshot"));
+    assert!(!snapshot.exists());
+    // Claude Code accepts a shell whose `--version` exits 0.
+    let out = Command::new(&wrapper).arg("--version").env_clear().output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("GNU bash, version "));
+}

@@ -149,7 +149,7 @@ fn validate_passes_clean_skills_and_reports_every_kind_of_fault() {
     assert!(out.contains("0 error(s)"), "{out}");
 
     let base = env.path("skills");
-    write(&base.join("bad-fm/SKILL.md"), b"---\nname: Other_Name\n---\n# x\n");
+    write(&base.join("bad-fm/SKILL.md"), b"---\nname: \"Other\\nName\"\n---\n# x\n");
     write(&base.join("binary.md"), b"# Skill: b\n\xff\xfe");
     let huge = format!("---\nname: huge\ndescription: {}\n---\n", "a".repeat(70 * 1024));
     write(&base.join("huge/SKILL.md"), huge.as_bytes());
@@ -164,7 +164,7 @@ fn validate_passes_clean_skills_and_reports_every_kind_of_fault() {
     assert_eq!(code, 78, "{out}{err}");
     let text = out.clone();
     for want in [
-        "must be 1-64 characters",
+        "must be 1-64 characters on one line",
         "no `description`",
         "is not UTF-8",
         "over the 65536 byte limit",

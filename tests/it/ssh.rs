@@ -24,7 +24,8 @@ fn an_allowed_remote_command_reaches_the_real_ssh_behind_the_pinned_config() {
     let env = TestEnv::new(1, "hosts: [ie01]\n");
     let r = env.run("ssh", &["ops@ie01", "docker ps -a"], &[("CLAUDEOPS_TIER", "1")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-health] Using: ssh → docker ps (CLI)\n");
+    assert_eq!(r.stderr(), "");
+    assert_eq!(env.last_audit()["message"], "[skill:container-health] Using: ssh → docker ps (CLI)");
     assert_eq!(r.stdout(), "stub ssh ran\n");
     assert_eq!(env.received("ssh"), Some(with_prepend(&["ops@ie01", "docker ps -a"])));
 }
@@ -102,8 +103,9 @@ fn the_audit_record_carries_the_host_and_the_parsed_remote_command_with_secrets_
     let command = "cd /srv/app && docker compose restart api && curl -su bob:hunter2 http://127.0.0.1/health";
     let r = env.run("ssh", &["-p", "2222", "ops@ie01", command], &[("CLAUDEOPS_TIER", "2")]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
-    assert_eq!(r.stderr(), "[skill:container-ops] Using: ssh → docker compose restart (CLI)\n");
+    assert_eq!(r.stderr(), "");
     let rec = env.last_audit();
+    assert_eq!(rec["message"], "[skill:container-ops] Using: ssh → docker compose restart (CLI)");
     assert_eq!(rec["tool"], "ssh");
     assert_eq!(rec["verb"], "docker compose restart");
     assert_eq!(rec["rule"], "docker.compose.restart");
@@ -265,8 +267,16 @@ fn a_real_git_push_over_ssh_passes_the_ssh_gate_as_its_nested_call_and_lands() {
     let (code, err) = git_in(&env, &work, &["push", "origin", "feat"], "2");
     assert_eq!(code, 0, "{err}");
     assert_eq!(git(&remote, &["rev-parse", "feat"]), git(&work, &["rev-parse", "feat"]));
-    assert!(err.contains("[skill:git-pr] Using: git (CLI)"), "{err}");
-    assert!(err.contains("[skill:git-pr] Using: ssh → git-receive-pack (CLI)"), "{err}");
+    let messages: Vec<String> = env
+        .audit_records()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(messages.contains(&"[skill:git-pr] Using: git (CLI)".to_string()), "{messages:?}");
+    assert!(
+        messages.contains(&"[skill:git-pr] Using: ssh → git-receive-pack (CLI)".to_string()),
+        "{messages:?}\n{err}"
+    );
     // Exactly what git asked the ssh gate for, behind the pinned config.
     let quoted = format!("git-receive-pack '{}'", remote.display());
     assert_eq!(env.received("ssh"), Some(with_prepend(&["git@localhost", &quoted])));
@@ -313,18 +323,20 @@ fn receive_pack_asked_for_by_anyone_but_the_real_git_is_refused() {
 fn a_hostile_repository_config_cannot_smuggle_a_remote_command_through_git_fetch() {
     let (env, work, _) = git_over_ssh();
     // The agent can write .git/config; remote.<name>.uploadpack is put in front of the path.
+    // The git gate reads the configuration first and refuses a key from a file the agent could
+    // have written, naming it; git never starts, so neither does ssh.
     git(
         &work,
         &["config", "remote.origin.uploadpack", "docker system prune -af; git-upload-pack"],
     );
     let (code, err) = git_in(&env, &work, &["fetch", "origin"], "3");
-    assert_ne!(code, 0, "{err}");
-    assert_eq!(env.received("ssh"), None, "the remote command reached ssh: {err}");
-    let nested = env.audit_records().into_iter().find(|r| r["tool"] == "ssh").unwrap();
-    assert_eq!(
-        (nested["verdict"].as_str(), nested["rule"].as_str()),
-        (Some("refuse"), Some("docker.prune"))
+    assert_eq!(code, 77, "{err}");
+    assert!(
+        err.contains("rule git.agent-config") && err.contains("remote.origin.uploadpack"),
+        "{err}"
     );
+    assert_eq!(env.received("ssh"), None, "the remote command reached ssh: {err}");
+    assert!(env.audit_records().iter().all(|r| r["tool"] != "ssh"));
 }
 
 #[test]
@@ -384,11 +396,8 @@ fn the_real_ssh_jump_hop_comes_back_through_the_gate_and_is_allowed_as_its_neste
             "127.0.0.1"
         ])
     );
-    assert!(
-        r.stderr().contains("[skill:container-health] Using: ssh → uptime (CLI)"),
-        "{}",
-        r.stderr()
-    );
+    assert_eq!(records[0]["message"], "[skill:container-health] Using: ssh → uptime (CLI)");
+    assert!(!r.stderr().contains("Using:"), "{}", r.stderr());
 }
 
 #[test]

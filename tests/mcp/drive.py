@@ -18,8 +18,44 @@ import anyio
 import mcp.types as types
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.subscriptions import ToolsListChanged, listen
+from mcp.shared.message import SessionMessage
+from pydantic import TypeAdapter
 
 WAIT_SECONDS = 20
+
+
+class RawLine:
+    """A line the SDK writes as it is: the stdio transport asks a message for its JSON, and this
+    one answers with anything, so a client can send what no well-behaved client would."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def model_dump_json(self, **_):
+        return self.text
+
+
+class RawRequest:
+    """A request of any method with any params, sent through ClientSession.send_request (so the
+    session stamps it as it stamps its own)."""
+
+    name_param = None
+
+    def __init__(self, method, params):
+        self.method = method
+        self.params = params
+
+    def model_dump(self, **_):
+        data = {"method": self.method}
+        if self.params is not None:
+            data["params"] = self.params
+        return data
+
+
+def write_file(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def dump(model):
@@ -56,10 +92,26 @@ async def run(plan):
     params = StdioServerParameters(
         command=plan["command"][0], args=plan["command"][1:], env=plan.get("env"), cwd=plan.get("cwd")
     )
+    # Error replies the session cannot route (no id): seen on the way in, before the session.
+    unrouted = []
+    arrived = anyio.Condition()
+
+    async def tap(read, forward):
+        async with forward:
+            async for message in read:
+                inner = getattr(message, "message", None)
+                if isinstance(inner, types.JSONRPCError) and inner.id is None:
+                    async with arrived:
+                        unrouted.append({"code": inner.error.code, "message": inner.error.message})
+                        arrived.notify_all()
+                await forward.send(message)
+
     out = {"results": []}
     with open(plan["stderr"], "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, message_handler=on_message) as session, contextlib.AsyncExitStack() as stack:
+        async with stdio_client(params, errlog=errlog) as (read, write), anyio.create_task_group() as taps:
+            forward, tapped = anyio.create_memory_object_stream(64)
+            taps.start_soon(tap, read, forward)
+            async with ClientSession(tapped, write, message_handler=on_message) as session, contextlib.AsyncExitStack() as stack:
                 if plan.get("protocol") == "stateless":
                     # 2026-07-28: server/discover instead of initialize; list_changed arrives on
                     # a subscriptions/listen stream.
@@ -89,7 +141,7 @@ async def run(plan):
                         # be well-formed whatever the skills say.
                         tools = (await session.list_tools()).tools
                         desc = next(t.description for t in tools if t.name == "skill")
-                        block = desc[desc.index("<available_skills>") :]
+                        block = desc[desc.rindex("<available_skills>") :]
                         res = [
                             {child.tag: child.text for child in skill}
                             for skill in ET.fromstring(block).findall("skill")
@@ -105,15 +157,49 @@ async def run(plan):
                         r = await session.get_prompt(step["name"])
                         res = [m.content.text for m in r.messages]
                     elif op == "write":
-                        os.makedirs(os.path.dirname(step["path"]), exist_ok=True)
-                        with open(step["path"], "w") as f:
-                            f.write(step["text"])
+                        write_file(step["path"], step["text"])
                         res = None
+                    elif op == "request":
+                        # Any method, any params: the answer, or the error the server sent.
+                        try:
+                            res = {"result": await session.send_request(
+                                RawRequest(step["method"], step.get("params")), TypeAdapter(dict)
+                            )}
+                        except MCPError as e:
+                            res = {"error": {"code": e.error.code, "message": e.error.message}}
+                    elif op == "raw":
+                        # A line that is not a message; the reply has no id to route by.
+                        seen_unrouted = len(unrouted)
+                        await write.send(SessionMessage(RawLine(step["text"])))
+                        with anyio.move_on_after(WAIT_SECONDS):
+                            async with arrived:
+                                while len(unrouted) <= seen_unrouted:
+                                    await arrived.wait()
+                        res = unrouted[seen_unrouted:]
+                    elif op == "listen_then_change":
+                        # Open a subscription, change the skills the moment it is acknowledged,
+                        # and count the subscriptions that hear of it, `times` times.
+                        heard = 0
+                        for i in range(step["times"]):
+                            path = step["path"].replace("{i}", str(i))
+                            async with listen(session, tools_list_changed=True) as sub:
+                                write_file(path, step["text"].replace("{i}", str(i)))
+                                if step.get("then_list"):
+                                    await session.call_tool("list_skills", {})
+                                with anyio.move_on_after(WAIT_SECONDS):
+                                    async for event in sub:
+                                        if isinstance(event, ToolsListChanged):
+                                            heard += 1
+                                            break
+                        res = {"heard": heard}
                     elif op == "remove":
                         os.remove(step["path"])
                         res = None
+                    elif op == "link":
+                        os.symlink(step["target"], step["path"])
+                        res = None
                     elif op == "wait_list_changed":
-                        with anyio.move_on_after(WAIT_SECONDS):
+                        with anyio.move_on_after(step.get("seconds", WAIT_SECONDS)):
                             async with changed:
                                 while list_changed["count"] <= seen:
                                     await changed.wait()
@@ -122,6 +208,7 @@ async def run(plan):
                     else:
                         raise SystemExit(f"unknown step {op!r}")
                     out["results"].append(res)
+            taps.cancel_scope.cancel()
     out["list_changed"] = list_changed["count"]
     return out
 

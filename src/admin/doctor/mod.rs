@@ -12,9 +12,11 @@
 //!
 //! It reads metadata and files; it executes nothing.
 
+mod fence;
 mod files;
 mod records;
 mod rules;
+mod tool_env;
 mod tools;
 
 use std::collections::BTreeSet;
@@ -94,6 +96,12 @@ const PARTS: &[&str] = &[
     "cooldown",
     "policy",
     "skills",
+    "kernel fence",
+    "claude shell",
+    "tool home",
+    "secrets",
+    "pins",
+    "workspaces",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -332,6 +340,13 @@ const TIER_CHECKS: &[TierCheck] = &[
     records::cooldown,
     rules::policy,
     rules::skills,
+    fence::kernel_fence,
+    fence::claude_shell,
+    tool_env::tool_home,
+    tool_env::secrets,
+    tool_env::pins,
+    tool_env::workspaces,
+    tool_env::tool_configs,
 ];
 
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -452,6 +467,37 @@ pub fn run(a: Args) -> Exit {
         r.tier = None;
     }
     print(&r, &install, &names, a.json)
+}
+
+/// The checks `doctor --prefix PREFIX --user …` makes of one tier directory, as the failed
+/// lines (`✗ …; fix: …`); empty when every check holds. `tiershim launch` refuses on any.
+pub fn failures(prefix: &Path, tier: u8, agent: Principal, system_path: Option<&str>) -> Vec<String> {
+    let table = match ExecCapable::embedded() {
+        Ok(t) => t,
+        Err(e) => return vec![format!("✗ {e}")],
+    };
+    let mut r = Report::default();
+    let binary = prefix.join("bin/tiershim");
+    let hardened = tools::binary(&mut r, &binary, &agent);
+    let install = Install {
+        binary,
+        hardened,
+        agent,
+        system_path: match system_path {
+            Some(s) => s.split(':').filter(|d| !d.is_empty()).map(PathBuf::from).collect(),
+            None => default_system_path(),
+        },
+        table,
+    };
+    tools::rbash(&mut r);
+    let dir = prefix.join("lib/tiershim").join(format!("tier{tier}"));
+    let cfg_path = dir.join(install::FILE_NAME);
+    let t = files::config(&mut r, &install, &dir, &cfg_path);
+    r.tier = Some(t.name.clone());
+    for check in TIER_CHECKS {
+        check(&mut r, &install, &t);
+    }
+    r.merged().iter().filter(|m| m.status == Status::Bad).map(Merged::detail).collect()
 }
 
 fn print(r: &Report, inst: &Install, tiers: &[String], as_json: bool) -> Exit {

@@ -1,0 +1,388 @@
+//! The git parts of the fence (issue 16), with the real git: configuration the agent could
+//! have written that runs a program is refused before git starts (naming file and key),
+//! judged for the agent's real uid; a directory laid out as a bare repository is never
+//! discovered; the scope check sees what git will commit or send, whatever replace refs and
+//! pathspec switches say; commit-making verbs are scope-checked; `git am` commits exactly the
+//! mailbox the gate read.
+
+use crate::harness::{Run, TestEnv, write_exec};
+use crate::real_tools::{git, which};
+use std::path::{Path, PathBuf};
+
+const SHIPPED_GIT_PR: &str = include_str!("../../skills/git-pr.md");
+
+struct Fx {
+    env: TestEnv,
+    work: PathBuf,
+}
+
+/// An install at ceiling 3 with the real git, the shipped git-pr skill as the baseline (it
+/// denies `*.yaml` and allows `checks/*.md`), and a repository `infra` under `repos` with
+/// `origin/main` and `origin/HEAD` set and a branch `feat` checked out.
+fn fixture() -> Fx {
+    let env = TestEnv::new(3, "");
+    let skills = env.path("skills");
+    std::fs::create_dir_all(&skills).unwrap();
+    std::fs::write(skills.join("git-pr.md"), SHIPPED_GIT_PR).unwrap();
+    let work = env.path("repos/infra");
+    std::fs::create_dir_all(work.join("checks")).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    std::fs::write(work.join("README.md"), "infra\n").unwrap();
+    std::fs::write(work.join("ie.yaml"), "hosts: []\n").unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "base"]);
+    git(&work, &["remote", "add", "origin", "https://example.com/ops/infra.git"]);
+    git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    git(&work, &["switch", "-q", "-c", "feat"]);
+    env.write_config(&format!(
+        "tier: 3\nreal_dirs: [{}]\nreal:\n  git: {}\naudit_log: {}\nskills:\n  baseline: {}\n  repos: {}\n",
+        env.real.display(),
+        which("git").display(),
+        env.audit.display(),
+        skills.display(),
+        env.path("repos").display()
+    ));
+    Fx { env, work }
+}
+
+impl Fx {
+    fn commit(&self, files: &[(&str, &str)], msg: &str) -> String {
+        for (f, text) in files {
+            std::fs::write(self.work.join(f), text).unwrap();
+        }
+        git(&self.work, &["add", "-A"]);
+        git(&self.work, &["commit", "-q", "-m", msg]);
+        git(&self.work, &["rev-parse", "HEAD"])
+    }
+
+    fn run(&self, args: &[&str], tier: &str, extra: &[(&str, &str)]) -> Run {
+        run_in(&self.env, &self.work, args, tier, extra)
+    }
+}
+
+fn run_in(env: &TestEnv, dir: &Path, args: &[&str], tier: &str, extra: &[(&str, &str)]) -> Run {
+    let mut c = env.cmd("git", args);
+    c.current_dir(dir)
+        .env("CLAUDEOPS_TIER", tier)
+        .env("GIT_AUTHOR_NAME", "agent")
+        .env("GIT_AUTHOR_EMAIL", "agent@example.com")
+        .env("GIT_COMMITTER_NAME", "agent")
+        .env("GIT_COMMITTER_EMAIL", "agent@example.com");
+    c.envs(extra.iter().copied());
+    Run { out: c.output().unwrap() }
+}
+
+fn refused_by(env: &TestEnv, r: &Run, rule: &str) {
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert_eq!(env.last_audit()["rule"], rule, "{}", r.stderr());
+}
+
+/// A program that leaves a marker when it runs.
+fn planted(env: &TestEnv) -> (PathBuf, PathBuf) {
+    let marker = env.path("pwned");
+    let prog = env.path("prog.sh");
+    write_exec(&prog, &format!("#!/bin/sh\ntouch {}\n", marker.display()));
+    (prog, marker)
+}
+
+#[test]
+fn configuration_in_files_the_agent_could_write_that_runs_a_program_refuses_the_call_naming_file_and_key() {
+    let fx = fixture();
+    let (prog, marker) = planted(&fx.env);
+    // ~/.gitconfig of the HOME the real git runs with (the install's tool home; the test runs
+    // as root, who can write it, as an agent could write a tool home it owned): `git help
+    // push` runs man.<viewer>.cmd. The caller's own HOME is never the real git's.
+    let home = fx.env.tool_home();
+    std::fs::write(
+        home.join(".gitconfig"),
+        format!(
+            "[help]\n\tformat = man\n[man]\n\tviewer = x\n[man \"x\"]\n\tcmd = {}\n",
+            prog.display()
+        ),
+    )
+    .unwrap();
+    let r = fx.run(&["help", "push"], "1", &[]);
+    refused_by(&fx.env, &r, "git.agent-config");
+    assert!(
+        r.stderr().contains("man.x.cmd in") && r.stderr().contains(&home.join(".gitconfig").display().to_string()),
+        "{}",
+        r.stderr()
+    );
+    std::fs::remove_file(home.join(".gitconfig")).unwrap();
+    std::fs::write(
+        fx.env.tmp.path().join(".gitconfig"),
+        format!("[core]\n\tpager = {}\n", prog.display()),
+    )
+    .unwrap();
+    let r = fx.run(&["help", "push"], "1", &[]);
+    assert_ne!(
+        fx.env.last_audit()["rule"],
+        "git.agent-config",
+        "the caller's HOME was read: {}",
+        r.stderr()
+    );
+    std::fs::remove_file(fx.env.tmp.path().join(".gitconfig")).unwrap();
+    // An include in .git/config: the included file is named, and the include itself.
+    std::fs::write(fx.env.path("inc"), format!("[diff]\n\texternal = {}\n", prog.display())).unwrap();
+    git(&fx.work, &["config", "include.path", fx.env.path("inc").to_str().unwrap()]);
+    let r = fx.run(&["diff"], "1", &[]);
+    refused_by(&fx.env, &r, "git.agent-config");
+    assert!(
+        r.stderr().contains("diff.external") && r.stderr().contains("include.path"),
+        "{}",
+        r.stderr()
+    );
+    git(&fx.work, &["config", "--unset", "include.path"]);
+    // The chains of issue 16: a value planted through `git config <name> <value> --get` never
+    // lands (the write is refused), and one planted otherwise is refused before it runs.
+    for (key, value) in [
+        ("diff.external", prog.to_str().unwrap()),
+        ("core.worktree", "/"),
+        ("remote.origin.pushurl", "https://evil.example/x"),
+        ("url.https://evil.example/.insteadOf", "https://example.com/"),
+        ("alias.st", "!sh -c id"),
+        ("filter.x.smudge", prog.to_str().unwrap()),
+        ("core.pager", prog.to_str().unwrap()),
+    ] {
+        let r = fx.run(&["config", key, value, "--get"], "3", &[]);
+        refused_by(&fx.env, &r, "git.config.write");
+        git(&fx.work, &["config", key, value]);
+        let r = fx.run(&["status"], "1", &[]);
+        refused_by(&fx.env, &r, "git.agent-config");
+        assert!(
+            r.stderr().contains(&key.to_ascii_lowercase()) || r.stderr().contains(key),
+            "{key}: {}",
+            r.stderr()
+        );
+        git(&fx.work, &["config", "--unset", key]);
+    }
+    let r = fx.run(&["status"], "1", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!marker.exists(), "a planted program ran");
+}
+
+#[test]
+fn a_directory_laid_out_as_a_bare_repository_is_never_discovered() {
+    let fx = fixture();
+    let (prog, marker) = planted(&fx.env);
+    // What `curl --create-dirs -o bare/HEAD -o bare/config …` can build at tier 2 (outside any
+    // work tree: inside one, discovery goes on up to that repository).
+    let bare = fx.env.path("bare");
+    for d in ["objects", "refs/heads"] {
+        std::fs::create_dir_all(bare.join(d)).unwrap();
+    }
+    std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        bare.join("config"),
+        format!(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tpager = {}\n[alias]\n\tl = !{}\n",
+            prog.display(),
+            prog.display()
+        ),
+    )
+    .unwrap();
+    let r = run_in(&fx.env, &bare, &["log"], "1", &[]);
+    assert_ne!(r.code(), 0, "git used the bare repository: {}", r.stderr());
+    let r = run_in(&fx.env, fx.env.tmp.path(), &["-C", "bare", "-p", "log"], "1", &[]);
+    assert_ne!(r.code(), 0, "git used the bare repository: {}", r.stderr());
+    let r = run_in(&fx.env, fx.env.tmp.path(), &["--bare", "-C", "bare", "log"], "3", &[]);
+    refused_by(&fx.env, &r, "git.retarget");
+    assert!(!marker.exists(), "the bare repository's configuration ran a program");
+}
+
+#[test]
+fn the_configuration_check_judges_files_for_the_agents_real_uid() {
+    if !nix::unistd::getuid().is_root() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("this test must run as root under CI (it creates a user)");
+        }
+        eprintln!("SKIPPED the_configuration_check_judges_files_for_the_agents_real_uid: not root");
+        return;
+    }
+    let fx = fixture();
+    let agent = crate::harden::Account::create();
+    // The operator's global config (root-owned) trusts the repositories: git itself refuses a
+    // repository another user owns otherwise.
+    let global = fx.env.path("operator.gitconfig");
+    std::fs::write(&global, "[safe]\n\tdirectory = *\n").unwrap();
+    let cfg = std::fs::read_to_string(fx.env.config_path()).unwrap();
+    fx.env
+        .write_config(&format!("{cfg}env:\n  GIT_CONFIG_GLOBAL: {}\n", global.display()));
+    // The agent appends to the audit log (an unhardened install).
+    std::fs::write(&fx.env.audit, "").unwrap();
+    std::fs::set_permissions(&fx.env.audit, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
+    // An operator-owned repository (root, not writable by the agent) with a credential helper.
+    git(&fx.work, &["config", "credential.helper", "store"]);
+    let link = fx.env.dir.join("git");
+    let status = |tier: &str| {
+        agent.run_in(
+            &fx.work,
+            &[link.to_str().unwrap(), "status", "--short"],
+            &[("CLAUDEOPS_TIER", tier), ("HOME", "/nonexistent")],
+        )
+    };
+    let out = status("1");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // The same key in a file the agent owns refuses the call.
+    let cfg_file = fx.work.join(".git/config");
+    nix::unistd::chown(&cfg_file, Some(nix::unistd::Uid::from_raw(agent_uid(&agent))), None).unwrap();
+    let out = status("1");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(77), "{err}");
+    assert!(err.contains("credential.helper") && err.contains("rule git.agent-config"), "{err}");
+    let reasons = fx.env.last_audit()["reasons"].to_string();
+    assert!(reasons.contains(&format!("uid {} can write", agent_uid(&agent))), "{reasons}");
+}
+
+fn agent_uid(a: &crate::harden::Account) -> u32 {
+    let out = a.run_in(Path::new("/"), &["/usr/bin/id", "-u"], &[]);
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+#[test]
+fn the_scope_check_sees_what_git_commits_whatever_pathspec_switches_say() {
+    let fx = fixture();
+    std::fs::write(fx.work.join("ie.yaml"), "hosts: [evil]\n").unwrap();
+    // `IE.YAML` names nothing for a case-sensitive check; with --icase-pathspecs git commits
+    // ie.yaml, and so does the gate's git.
+    let r = fx.run(&["--icase-pathspecs", "commit", "-m", "x", "IE.YAML"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to commit modifying ie.yaml"),
+        "{}",
+        r.stderr()
+    );
+    let r = fx.run(&["commit", "-m", "x", ":(icase)IE.YAML"], "2", &[]);
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to commit modifying ie.yaml"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(git(&fx.work, &["rev-parse", "HEAD"]), git(&fx.work, &["rev-parse", "main"]));
+}
+
+#[test]
+fn replace_refs_do_not_hide_from_the_scope_check_what_a_push_sends() {
+    let fx = fixture();
+    // The real commit changes ie.yaml; a replace ref shows a harmless one in its place.
+    let evil = fx.commit(&[("ie.yaml", "hosts: [evil]\n")], "evil");
+    git(&fx.work, &["switch", "-q", "-c", "decoy", "main"]);
+    std::fs::write(fx.work.join("checks/x.md"), "x\n").unwrap();
+    let decoy = fx.commit(&[], "decoy");
+    git(&fx.work, &["switch", "-q", "feat"]);
+    git(&fx.work, &["replace", &evil, &decoy]);
+    assert_eq!(
+        git(&fx.work, &["log", "--format=", "--name-only", "-1", "feat"]),
+        "checks/x.md",
+        "the replace ref does not fool a plain git log"
+    );
+    let r = fx.run(&["push", "origin", "feat"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to push modifying ie.yaml"),
+        "{}",
+        r.stderr()
+    );
+    // And the fetch that would plant such a ref is tier 3.
+    let r = fx.run(&["fetch", "origin", &format!("+feat:refs/replace/{evil}")], "2", &[]);
+    refused_by(&fx.env, &r, "git.fetch.force-local");
+}
+
+#[test]
+fn commit_making_verbs_are_scope_checked() {
+    let fx = fixture();
+    let evil = fx.commit(&[("ie.yaml", "hosts: [evil]\n")], "evil");
+    git(&fx.work, &["switch", "-q", "-c", "work", "main"]);
+    for args in [
+        vec!["cherry-pick", evil.as_str()],
+        vec!["cherry-pick", "-n", "main..feat"],
+        vec!["merge", "--no-edit", "feat"],
+    ] {
+        let r = fx.run(&args, "2", &[]);
+        assert_eq!(r.code(), 77, "{args:?}: {}", r.stderr());
+        assert!(r.stderr().contains("modifying ie.yaml"), "{args:?}: {}", r.stderr());
+    }
+    // Reverting the commit changes ie.yaml again.
+    git(&fx.work, &["switch", "-q", "feat"]);
+    let r = fx.run(&["revert", "--no-edit", "HEAD"], "2", &[]);
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to commit modifying ie.yaml"),
+        "{}",
+        r.stderr()
+    );
+    // A rebase replays it (and the base commit, with README.md, which git-pr does not allow).
+    let r = fx.run(&["rebase", "--root"], "2", &[]);
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to commit modifying"),
+        "{}",
+        r.stderr()
+    );
+    assert!(fx.env.last_audit()["scope"]["files"].to_string().contains("ie.yaml"));
+    assert_eq!(git(&fx.work, &["rev-parse", "HEAD"]), evil, "a refused verb moved the branch");
+    // A commit whose files the skill allows is picked.
+    git(&fx.work, &["switch", "-q", "-c", "ok", "main"]);
+    let good = fx.commit(&[("checks/ok.md", "ok\n")], "ok");
+    git(&fx.work, &["switch", "-q", "work"]);
+    let r = fx.run(&["cherry-pick", &good], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(fx.work.join("checks/ok.md").exists());
+}
+
+#[test]
+fn am_commits_exactly_the_mailbox_the_gate_read() {
+    let fx = fixture();
+    // Two mailboxes made by the real git: one touching a runbook check, one touching ie.yaml.
+    git(&fx.work, &["switch", "-q", "-c", "src", "main"]);
+    fx.commit(&[("checks/ok.md", "ok\n")], "ok");
+    let ok = git(&fx.work, &["format-patch", "-1", "--stdout"]);
+    fx.commit(&[("ie.yaml", "hosts: [evil]\n")], "evil");
+    let evil = git(&fx.work, &["format-patch", "-1", "--stdout"]);
+    git(&fx.work, &["switch", "-q", "feat"]);
+    std::fs::write(fx.work.join("evil.mbox"), format!("{evil}\n")).unwrap();
+    std::fs::write(fx.work.join("ok.mbox"), format!("{ok}\n")).unwrap();
+    let r = fx.run(&["am", "evil.mbox"], "2", &[]);
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("SCOPE VIOLATION: Refusing to commit modifying ie.yaml"),
+        "{}",
+        r.stderr()
+    );
+    // From stdin too.
+    let mut c = fx.env.cmd("git", &["am"]);
+    c.current_dir(&fx.work).env("CLAUDEOPS_TIER", "2");
+    let r = crate::harness::run_with_stdin(&mut c, Some(&evil));
+    assert_eq!(r.code(), 77, "{}", r.stderr());
+    // The allowed mailbox is applied from the sealed copy the gate judged.
+    let r = fx.run(&["am", "ok.mbox"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(git(&fx.work, &["log", "--format=", "--name-only", "-1"]), "checks/ok.md");
+}
+
+#[test]
+fn a_push_lands_where_the_remote_says_through_a_url_or_a_remote_name_with_a_slash() {
+    let fx = fixture();
+    let remote = fx.env.path("up.git");
+    git(
+        fx.env.tmp.path(),
+        &["init", "-q", "--bare", "-b", "stable", remote.to_str().unwrap()],
+    );
+    let daemon = crate::real_tools::GitDaemon::start(fx.env.tmp.path());
+    let url = format!("{}/up.git", daemon.url);
+    git(&fx.work, &["remote", "add", "gh/up", &url]);
+    git(&fx.work, &["push", "-q", "gh/up", "main:stable"]);
+    git(&fx.work, &["fetch", "-q", "gh/up"]);
+    git(&fx.work, &["remote", "set-head", "gh/up", "stable"]);
+    fx.commit(&[("checks/x.md", "x\n")], "x");
+    let before = git(&remote, &["rev-parse", "stable"]);
+    for target in ["gh/up", url.as_str()] {
+        let r = fx.run(&["push", target, "feat:stable"], "2", &[]);
+        refused_by(&fx.env, &r, "git.push.default-branch");
+    }
+    let r = fx.run(&["push", "git://127.0.0.1:1/nowhere.git", "feat:stable"], "2", &[]);
+    refused_by(&fx.env, &r, "git.target");
+    assert_eq!(git(&remote, &["rev-parse", "stable"]), before, "a refused push reached the remote");
+    let r = fx.run(&["push", &url, "feat"], "2", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(git(&remote, &["rev-parse", "feat"]), git(&fx.work, &["rev-parse", "feat"]));
+}

@@ -1,0 +1,390 @@
+//! The kernel fence on the real kernel, as root, through `tiershim launch`: an unprivileged agent
+//! at tier 1 writes nothing outside its own state whatever program it runs; at tier 2 its writes
+//! land in the work tree but never in `.git/config`, hooks or skills; a call from outside the
+//! fence is refused; and without the Landlock ABI the ruleset needs, nothing starts.
+
+use std::path::Path;
+
+use crate::agent::{AgentInstall, as_root, text};
+
+/// A script for /bin/sh: each attempt prints `NAME ok`, or `NAME denied` when it failed with
+/// the kernel's refusal (`Permission denied`, or `Read-only file system` for a bind mount), or
+/// `NAME failed: <error>` for any other failure, which the tests treat as a broken test.
+fn attempts(cases: &[(&str, String)]) -> String {
+    let mut s = String::from("PATH=/usr/bin:/bin\n");
+    for (name, cmd) in cases {
+        s.push_str(&format!(
+            "if err=$( ( {cmd} ) 2>&1 ); then echo '{name} ok'; else case $err in *'Permission denied'*|*'Read-only file system'*|*'Operation not permitted'*) echo '{name} denied' ;; *) echo \"{name} failed: $err\" ;; esac; fi\n"
+        ));
+    }
+    s
+}
+
+fn verdicts(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())))
+        .collect()
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p.clone());
+                out.push((p.display().to_string(), Vec::new()));
+            } else {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_tier_1_agent_writes_nothing_outside_its_own_state_whatever_program_it_runs() {
+    if !as_root("a_tier_1_agent_writes_nothing…") {
+        return;
+    }
+    let a = AgentInstall::new("f1", &[]);
+    let app = a.app.display().to_string();
+    let home = a.home.display().to_string();
+    // Every way a program writes a file, on files and directories the agent's user owns: only
+    // the kernel stands in the way. (An unrestricted /bin/sh as the agent's command: the
+    // restricted shell is not what holds here.)
+    let mut cases: Vec<(&str, String)> = vec![
+        ("create", format!("echo x > {home}/notes")),
+        ("append", format!("echo x >> {app}/README.md")),
+        ("truncate-open", format!(": > {app}/README.md")),
+        ("truncate", format!("truncate -s 0 {app}/README.md")),
+        ("mkdir", format!("mkdir {app}/d")),
+        ("remove", format!("rm {app}/README.md")),
+        ("rename", format!("mv {app}/README.md {app}/R.md")),
+        ("symlink", format!("ln -s x {app}/l")),
+        ("hardlink", format!("ln {app}/README.md {app}/h")),
+        ("fifo", format!("mkfifo {app}/f")),
+        ("touch", format!("touch {app}/new")),
+        ("copy", format!("cp /etc/hostname {app}/c")),
+        ("git-config", format!("echo '[core] fsmonitor = x' >> {app}/.git/config")),
+        ("hook", format!("echo 'exit 0' > {app}/.git/hooks/pre-commit")),
+        ("bashrc", format!("echo x > {home}/.bashrc")),
+    ];
+    let before = snapshot(&a.app);
+    cases.push(("state", format!("echo x > {home}/.claude/notes")));
+    cases.push(("tmp", format!("echo x > {home}/.claude/tmp/scratch")));
+    let script = attempts(&cases);
+    let out = a.launch(1, &["/bin/sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = verdicts(&text(&out.stdout));
+    for (name, _) in &cases {
+        let want = if matches!(*name, "state" | "tmp") { "ok" } else { "denied" };
+        assert!(got.contains(&(name.to_string(), want.to_string())), "{name}: {got:?}");
+    }
+    assert_eq!(snapshot(&a.app), before, "the work tree changed");
+    assert!(!a.home.join("notes").exists() && !a.home.join(".bashrc").exists());
+    assert!(a.home.join(".claude/tmp/scratch").is_file());
+
+    // The same writes by the same user without launch do land: the fence, not file modes, stopped them.
+    let out = a.as_agent(&["/bin/sh", "-c", &format!("echo x > {home}/notes && touch {app}/new")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(a.home.join("notes").exists() && a.app.join("new").exists());
+}
+
+#[test]
+fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
+    if !as_root("a_real_tool_the_gate_allows_at_tier_1…") {
+        return;
+    }
+    let a = AgentInstall::new("f2", &[]);
+    // A remote served on 127.0.0.1 with one commit the work tree has not fetched.
+    let remote_base = a.world.path().join("remote");
+    std::fs::create_dir(&remote_base).unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new(crate::agent::which("git"))
+            .args(args)
+            // The work tree is the agent's; root reads it here as the operator would.
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "safe.directory")
+            .env("GIT_CONFIG_VALUE_0", "*")
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "o")
+            .env("GIT_AUTHOR_EMAIL", "o@example.com")
+            .env("GIT_COMMITTER_NAME", "o")
+            .env("GIT_COMMITTER_EMAIL", "o@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    git(&remote_base, &["init", "-q", "--bare", "-b", "main", "app.git"]);
+    let scratch = a.world.path().join("scratch");
+    git(a.world.path(), &["init", "-q", "-b", "main", scratch.to_str().unwrap()]);
+    git(&scratch, &["commit", "-q", "--allow-empty", "-m", "upstream"]);
+    git(&scratch, &["push", "-q", remote_base.join("app.git").to_str().unwrap(), "main"]);
+    let daemon = crate::real_tools::GitDaemon::start(&remote_base);
+    git(&a.app, &["remote", "add", "origin", &format!("{}/app.git", daemon.url)]);
+    let before = snapshot(&a.app.join(".git"));
+
+    let shell = a.inst.prefix.join("bin/rbash-tier1");
+    let out = a.launch(1, &[shell.to_str().unwrap(), "-c", "git fetch origin"]);
+    let err = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert_eq!(
+        snapshot(&a.app.join(".git")),
+        before,
+        "git fetch wrote into the repository at tier 1"
+    );
+    // The gate allowed it (tier 1 reads), inside the fence.
+    let rec = a.inst.audit_records().into_iter().rev().find(|r| r["verb"] == "fetch").unwrap();
+    assert_eq!(
+        (rec["verdict"].as_str(), rec["fence"].as_str()),
+        (
+            Some("allow"),
+            Some(format!("landlock abi {}", tiershim::fence::kernel_abi())).as_deref()
+        )
+    );
+}
+
+#[test]
+fn at_tier_2_writes_land_in_the_work_tree_but_never_in_git_config_hooks_or_skills() {
+    if !as_root("at_tier_2_writes_land_in_the_work_tree…") {
+        return;
+    }
+    let a = AgentInstall::new("f3", &[]);
+    let app = a.app.display().to_string();
+    let home = a.home.display().to_string();
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "work-tree",
+            format!("echo x > {app}/new.md && mkdir {app}/checks && mv {app}/new.md {app}/checks/"),
+        ),
+        ("git-objects", format!("touch {app}/.git/objects/x && rm {app}/.git/objects/x")),
+        ("git-config", format!("echo '[core] fsmonitor = x' >> {app}/.git/config")),
+        ("git-config-replace", format!("cp /etc/hostname {app}/.git/config")),
+        ("hook", format!("echo 'exit 0' > {app}/.git/hooks/pre-commit")),
+        ("info", format!("echo x > {app}/.git/info/attributes")),
+        ("skills", format!("echo x > {app}/.claude-ops/skills/evil.md")),
+        ("outside", format!("echo x > {home}/notes")),
+    ];
+    let config = std::fs::read(a.app.join(".git/config")).unwrap();
+    let out = a.launch(2, &["/bin/sh", "-c", &attempts(&cases)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = verdicts(&text(&out.stdout));
+    for (name, _) in &cases {
+        let want = if matches!(*name, "work-tree" | "git-objects") {
+            "ok"
+        } else {
+            "denied"
+        };
+        assert!(got.contains(&(name.to_string(), want.to_string())), "{name}: {got:?}");
+    }
+    assert!(a.app.join("checks/new.md").is_file());
+    assert_eq!(std::fs::read(a.app.join(".git/config")).unwrap(), config);
+    assert!(!a.app.join(".git/hooks/pre-commit").exists());
+    assert!(!a.app.join(".claude-ops/skills/evil.md").exists());
+    assert!(!a.home.join("notes").exists());
+    // The bind mounts were made in a namespace of the agent's own: the system sees none.
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mounts.contains(&app), "{mounts}");
+
+    // A commit through the restricted shell and the gate works inside the fence.
+    let shell = a.inst.prefix.join("bin/rbash-tier2");
+    let out = a
+        .launch_cmd(
+            2,
+            &a.app,
+            &[],
+            &[
+                shell.to_str().unwrap(),
+                "-c",
+                "git add checks/new.md && git commit -qm 'a check' && git log --oneline",
+            ],
+        )
+        .env("GIT_AUTHOR_NAME", "agent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("a check"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_call_from_outside_the_fence_is_refused_and_a_hardened_shell_will_not_start_unfenced() {
+    if !as_root("a_call_from_outside_the_fence…") {
+        return;
+    }
+    let a = AgentInstall::new("f4", &[]);
+    let docker = a.inst.tier_dir(1).join("docker");
+    // The agent's user runs a gated link directly, as an escaped process would.
+    let out = a.as_agent(&[docker.to_str().unwrap(), "ps"]);
+    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("outside the Landlock domain"), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    // And recorded, as the escape it is.
+    let rec = a.inst.audit_records().pop().unwrap();
+    assert_eq!(
+        (rec["verdict"].as_str(), rec["rule"].as_str(), rec["fence"].as_str(), &rec["argv"]),
+        (Some("refuse"), Some("kernel-fence"), Some("outside"), &serde_json::json!(["ps"]))
+    );
+    // Inside the fence the same call runs.
+    let out = a.launch(1, &[docker.to_str().unwrap(), "ps"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("api"));
+    // A hardened install's shell cannot make the domain itself (no_new_privs would stop the
+    // setgid gate), so it refuses rather than run unfenced.
+    let shell = a.inst.prefix.join("bin/rbash-tier1");
+    let out = a.as_agent(&[shell.to_str().unwrap(), "-c", "docker ps"]);
+    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("tiershim launch"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn without_the_landlock_abi_the_ruleset_needs_launch_refuses_and_the_opt_out_is_explicit() {
+    if !as_root("without_the_landlock_abi…") {
+        return;
+    }
+    let a = AgentInstall::new("f5", &[]);
+    let cfg = a.tier_config(1);
+    let original = std::fs::read_to_string(&cfg).unwrap();
+    let above = tiershim::fence::kernel_abi() + 1;
+    std::fs::write(&cfg, format!("{original}kernel_fence: {{abi: {above}}}\n")).unwrap();
+    let out = a.launch(1, &["/bin/sh", "-c", &format!("echo started > {}/notes", a.home.display())]);
+    assert_eq!(out.status.code(), Some(78));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("asks for Landlock ABI {above}")) && err.contains("kernel_fence: off"),
+        "{err}"
+    );
+    assert!(!a.home.join("notes").exists(), "the agent started");
+
+    // `kernel_fence: off`: no domain, so the same write lands, and the gate's records say so.
+    std::fs::write(&cfg, format!("{original}kernel_fence: off\n")).unwrap();
+    let docker = a.inst.tier_dir(1).join("docker");
+    let out = a.launch(
+        1,
+        &[
+            "/bin/sh",
+            "-c",
+            &format!("echo started > {}/notes && {} ps", a.home.display(), docker.display()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(a.home.join("notes").exists());
+    assert_eq!(a.inst.audit_records().last().unwrap()["fence"], "off");
+}
+
+#[test]
+fn doctor_explain_and_launch_check_show_the_ruleset() {
+    if !as_root("doctor_and_launch_check_show_the_ruleset") {
+        return;
+    }
+    let a = AgentInstall::new("f6", &[]);
+    let out = std::process::Command::new(a.inst.tiershim())
+        .args(["doctor", "--user", &a.acct.user, "--system-path", "/nonexistent"])
+        .output()
+        .unwrap();
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("kernel fence") && report.contains("Landlock ABI 3 or later (this kernel: "),
+        "{report}"
+    );
+    assert!(report.contains("✓ claude shell"), "{report}");
+    assert!(
+        report.contains(&format!("tier2, tier3: read-only: {}/.git/config", a.app.display())),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("tier1, tier2, tier3: writable: {}/.claude ", a.home.display())),
+        "{report}"
+    );
+    let out = std::process::Command::new(a.inst.tiershim())
+        .args(["explain", "--fence", "--json", "--user", &a.acct.user, "--config"])
+        .arg(a.tier_config(1))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rs["tier"], 1);
+    assert_eq!(rs["writable"][0]["path"], a.home.join(".claude").display().to_string());
+    assert_eq!(rs["read_only"], serde_json::json!([]));
+    let out = std::process::Command::new(a.inst.tiershim())
+        .args([
+            "launch",
+            "--check",
+            "--tier",
+            "2",
+            "--user",
+            &a.acct.user,
+            "--system-path",
+            "/nonexistent",
+            "--",
+            "/bin/true",
+        ])
+        .output()
+        .unwrap();
+    let shown = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{shown}{}", text(&out.stderr));
+    assert!(
+        shown.contains(&format!("kernel fence: read-only: {}/.claude-ops", a.app.display())),
+        "{shown}"
+    );
+    assert!(shown.contains("Edit(//**/.git/**)"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "env: CLAUDE_CODE_SHELL={}",
+            a.inst.prefix.join("bin/rbash-tier2").display()
+        )),
+        "{shown}"
+    );
+}
+
+#[test]
+fn an_unhardened_tier_1_shell_makes_its_own_domain_and_a_tier_2_one_needs_launch() {
+    if !as_root("an_unhardened_tier_1_shell…") {
+        return;
+    }
+    let acct = crate::harden::Account::create_tagged("f7");
+    let world = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(world.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let home = world.path().join("home");
+    acct.set_home(&home);
+    let repos = world.path().join("repos");
+    std::fs::create_dir_all(repos.join("app/.git")).unwrap();
+    std::fs::write(repos.join("app/.git/config"), "").unwrap();
+    let repos_arg = repos.display().to_string();
+    let inst = crate::installed::Installed::new(&["--kernel-fence", "on", "--repos", &repos_arg]);
+    // Not hardened: the gate runs with the agent's rights, so the audit log's directory is its.
+    std::fs::create_dir_all(inst.audit.parent().unwrap()).unwrap();
+    std::fs::set_permissions(inst.audit.parent().unwrap(), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let run = |shell: &str, cmd: &str| {
+        std::process::Command::new("/usr/bin/setpriv")
+            .arg(format!("--reuid={}", acct.uid))
+            .arg(format!("--regid={}", acct.gid))
+            .args(["--clear-groups", "--"])
+            .arg(inst.prefix.join("bin").join(shell))
+            .args(["-c", cmd])
+            .env_clear()
+            .env("HOME", &home)
+            .current_dir(&home)
+            .output()
+            .unwrap()
+    };
+    let notes = home.join("notes");
+    let out = run("rbash-tier1", "docker ps");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("stub docker ran\n"), "{}", text(&out.stdout));
+    let rec = inst.audit_records().pop().unwrap();
+    assert_eq!(rec["fence"], format!("landlock abi {}", tiershim::fence::kernel_abi()));
+    // The stub real tool, inside the domain, could not append to its log outside it.
+    assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));
+    assert!(!notes.exists());
+    // Tier 2 would need read-only bind mounts, which only root can make.
+    let out = run("rbash-tier2", "docker ps");
+    assert_eq!(out.status.code(), Some(78));
+    assert!(text(&out.stderr).contains("only root can make"), "{}", text(&out.stderr));
+}
