@@ -189,6 +189,12 @@ fn the_schema_and_the_gate_agree_on_what_is_a_valid_tiershim_yaml() {
              endpoints:\n  - id: http.ops.deploy\n    methods: [POST]\n    path: /api/deploy/**\n    tier: 3\n",
             true,
         ),
+        (
+            "tier: 3\nkernel_fence: {abi: 3, writable: [/srv/scratch]}\nannounce: stderr\n",
+            true,
+        ),
+        ("tier: 2\nkernel_fence: sometimes\n", false),
+        ("tier: 2\nannounce: loudly\n", false),
         ("tier: 4\n", false),
         ("dry_run: true\n", false),
         ("tier: 2\ntiers: 3\n", false),

@@ -1,7 +1,7 @@
 //! The Debian package, made by cargo-deb from Cargo.toml's `[package.metadata.deb]` as `make deb`
 //! makes it, installed on this machine with dpkg: what it holds, that it runs nothing on install
 //! and so never hardens (no maintainer scripts, nothing setgid), that `tiershim doctor` says what
-//! to do next, that the packaged install kit lays out a tier whose gate runs and refuses, and
+//! to do next, that the packaged install kit lays out a tier whose gate runs the real curl and refuses a call above the tier, and
 //! that `dpkg --purge` leaves nothing behind.
 //!
 //! It packages the binary these tests run (the dev profile) instead of a release build: the
@@ -161,6 +161,9 @@ fn the_debian_package_installs_runs_and_purges_cleanly() {
         .arg(&prefix)
         .args(["--tiers", "1", "--audit-log"])
         .arg(&audit)
+        // The calls below come straight from the test, outside any Landlock domain (the kernel
+        // fence has tests of its own: tests/it/kernel_fence.rs).
+        .args(["--kernel-fence", "off"])
         .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
         .output()
         .unwrap();
@@ -177,14 +180,14 @@ fn the_debian_package_installs_runs_and_purges_cleanly() {
     );
     assert!(prefix.join("lib/tiershim/tiershim.schema.json").exists());
 
-    // A gated call runs the real git; one above the tier is refused.
-    let out = Command::new(tier1.join("git"))
+    // A gated call runs the real curl; one above the tier is refused.
+    let out = Command::new(tier1.join("curl"))
         .arg("--version")
         .env("CLAUDEOPS_TIER", "1")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("git version "), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("curl "), "{}", text(&out));
     let out = Command::new(tier1.join("docker"))
         .args(["restart", "api"])
         .env("CLAUDEOPS_TIER", "1")
@@ -216,10 +219,18 @@ fn the_debian_package_installs_runs_and_purges_cleanly() {
             "{part} does not hold:\n{report}"
         );
     }
-    assert!(report.contains("real git /usr/bin/git"), "{report}");
+    assert!(report.contains("real curl /usr/bin/curl"), "{report}");
 
-    // Purged, it leaves nothing of its own behind.
-    std::fs::remove_dir_all(&prefix).unwrap();
+    // The packaged kit removes the layout it made; purged, the package leaves nothing behind.
+    let out = Command::new("/usr/share/tiershim/install.sh")
+        .arg("--uninstall")
+        .arg("--prefix")
+        .arg(&prefix)
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "install.sh --uninstall: {}", text(&out));
+    assert!(!prefix.exists(), "{}", text(&out));
     let out = dpkg(&["--purge", "tiershim"]);
     assert!(out.status.success(), "dpkg --purge: {}", text(&out));
     assert!(!dpkg(&["-s", "tiershim"]).status.success());
