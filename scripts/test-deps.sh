@@ -42,6 +42,8 @@ zsh zsh
 fish fish
 logrotate logrotate
 dpkg-deb dpkg
+groff groff-base
+man man-db
 '
 
 missing=
