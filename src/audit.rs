@@ -11,11 +11,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::decision::{Decision, ScopeReport};
 use crate::error::{Error, Result};
 use crate::grammar::remote::{self, Remote};
 use crate::policy::{Required, ScopeKind};
 use crate::sanitize::{escape, redact_args};
+use crate::tool::Tool;
 
 /// A variable the gate changed before exec.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -200,6 +202,161 @@ impl AuditRecord {
                 .collect(),
         }
     }
+}
+
+/// What every record of a call says of where it came from: the process, the tool, the tier it
+/// asked for, and the kernel fence it ran in.
+pub struct Origin<'a> {
+    pub ctx: &'a Context,
+    pub tool: Tool,
+    /// The install's ceiling.
+    pub ceiling: u8,
+    /// What the audit record says of the fence (`landlock abi N`, `off`, `outside`).
+    pub fence: &'a str,
+}
+
+/// What the gate did with a decided call, beyond the decision.
+pub struct Outcome<'a> {
+    /// argv as shown in logs (`shown_args`).
+    pub argv: &'a [String],
+    /// The skill as shown (`CLAUDEOPS_SKILL` renames it).
+    pub skill: &'a str,
+    /// The line the gate prints for the decision, or the error that stopped the call.
+    pub message: &'a str,
+    /// Why an allowed call could not run (the real tool, the tool home, the count).
+    pub failure: Option<&'a Error>,
+    /// The real binary that will be executed.
+    pub real: Option<&'a Path>,
+    /// What the session inventory said about MCP (`mcp-available`, `cli-fallback`, …).
+    pub mcp: Option<String>,
+    pub notices: Vec<String>,
+    pub env_resets: Vec<EnvReset>,
+    /// The ssh call's remote command.
+    pub remote: Option<&'a Remote>,
+    pub cooldown: Option<CooldownRecord>,
+}
+
+impl Origin<'_> {
+    /// The fields every record shares, with the tier the caller asked for.
+    fn record(&self, argv: Vec<String>, effective: u8, note: Option<String>) -> AuditRecord {
+        let ctx = self.ctx;
+        AuditRecord {
+            time: rfc3339(ctx.now),
+            pid: ctx.pid,
+            ppid: ctx.ppid,
+            cwd: path_string(&ctx.cwd),
+            exe: path_string(&self_exe()),
+            link: path_string(&ctx.exec_path),
+            tool: self.tool.name().into(),
+            argv,
+            verb: String::new(),
+            skill: String::new(),
+            tier: Tiers {
+                requested: ctx.var("CLAUDEOPS_TIER").as_deref().map(|t| escape(t).into_owned()),
+                ceiling: self.ceiling,
+                effective,
+                note,
+            },
+            dry_run: false,
+            verdict: String::new(),
+            required_tier: Required::Never,
+            rule: String::new(),
+            message: String::new(),
+            reasons: Vec::new(),
+            real: None,
+            scope: None,
+            mcp: None,
+            notices: Vec::new(),
+            env_resets: Vec::new(),
+            duration_us: ctx.started.elapsed().as_micros() as u64,
+            fence: self.fence.to_string(),
+            remote: None,
+            cooldown: None,
+        }
+    }
+
+    /// The record of a call refused because it came from outside the kernel fence: nothing of
+    /// it was parsed or decided, so it names the call, the tier and the refusal only.
+    pub fn outside(&self, message: String) -> AuditRecord {
+        let shown: Vec<String> = self.ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let (effective, note) = crate::tier::effective_tier(self.ceiling, self.ctx.var("CLAUDEOPS_TIER").as_deref());
+        AuditRecord {
+            verdict: "refuse".into(),
+            rule: "kernel-fence".into(),
+            message: message.clone(),
+            reasons: vec![message],
+            ..self.record(
+                redact_args(&shown).iter().map(|a| escape(a).into_owned()).collect(),
+                effective,
+                note,
+            )
+        }
+    }
+
+    /// The record of a decided call.
+    pub fn decided(&self, d: &Decision, out: Outcome) -> AuditRecord {
+        let mut reasons = d.reasons.clone();
+        if let Some(e) = out.failure {
+            reasons.push(e.to_string());
+        }
+        AuditRecord {
+            verb: escape(&d.verb).into_owned(),
+            skill: escape(out.skill).into_owned(),
+            dry_run: d.dry_run,
+            verdict: if out.failure.is_some() {
+                "error".into()
+            } else {
+                AuditRecord::verdict_of(d)
+            },
+            required_tier: d.required_tier,
+            rule: d.rule.clone(),
+            message: out.message.to_string(),
+            reasons,
+            real: out.real.map(path_string),
+            scope: d.scope.as_ref().map(AuditScope::from),
+            mcp: out.mcp,
+            notices: out.notices,
+            env_resets: out.env_resets,
+            remote: out.remote.map(|r| AuditRecord::remote_of(r, d)),
+            cooldown: out.cooldown,
+            ..self.record(
+                out.argv.iter().map(|a| escape(a).into_owned()).collect(),
+                d.effective_tier,
+                d.tier_note.clone(),
+            )
+        }
+    }
+}
+
+/// One record to wherever the install keeps them: the audit log when it names one (an error
+/// there is the call's error), and journald when its socket exists. The record is built only
+/// when one of them is there.
+pub fn write(log: Option<&Path>, rec: impl FnOnce() -> AuditRecord) -> Result<()> {
+    if log.is_none() && !journald_present() {
+        return Ok(());
+    }
+    let rec = rec();
+    if let Some(log) = log {
+        append(log, &rec)?;
+    }
+    journald(&rec);
+    Ok(())
+}
+
+/// argv as shown in logs: redacted, and for an ssh call the remote command as one word with the
+/// secrets in its parts redacted too (they hide inside one argument, where word redaction misses
+/// `-u user:password` and the like).
+pub fn shown_args(args: &[String], inv: &crate::grammar::Invocation) -> Vec<String> {
+    let shown = match inv.remote.as_deref() {
+        Some(r) if r.command_words > 0 && r.command_words <= args.len() => {
+            let mut out = redact_args(&args[..args.len() - r.command_words]);
+            out.push(remote::redacted(r));
+            out
+        }
+        _ => redact_args(args),
+    };
+    // A tool's own secret-bearing forms (mysql's attached `-pSECRET`).
+    crate::grammar::redact(inv.tool, shown)
 }
 
 /// Append one record as one line. Opened `O_APPEND`, written with a single `write`, synced.

@@ -17,6 +17,7 @@ use crate::policy::endpoints::Endpoint;
 use crate::policy::{Policy, Required, Rule, ScopeKind};
 use crate::sanitize::{escape, redact};
 use crate::scope::{Rules, Violation};
+use crate::tier::{dry_run_of, tier_and_why};
 use crate::tool::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -188,75 +189,6 @@ pub struct ScopeReport {
     /// The skill files whose patterns were applied.
     pub rules_from: Vec<String>,
     pub violations: Vec<Violation>,
-}
-
-/// The effective tier and, when the environment asked for something odd, why.
-pub fn effective_tier(ceiling: u8, env: Option<&str>) -> (u8, Option<String>) {
-    let (tier, why) = tier_and_why(ceiling, env);
-    (tier, why.map(|w| format!("{w}, so tier {tier}")))
-}
-
-/// The effective tier, and why it is not what the environment says (unset, above the ceiling,
-/// or not a tier at all).
-fn tier_and_why(ceiling: u8, env: Option<&str>) -> (u8, Option<String>) {
-    match env {
-        None => (1, Some("CLAUDEOPS_TIER is unset".to_string())),
-        Some(v @ ("1" | "2" | "3")) => {
-            let asked = v.as_bytes()[0] - b'0';
-            if asked > ceiling {
-                (
-                    ceiling,
-                    Some(format!("CLAUDEOPS_TIER={asked} is above this install's ceiling {ceiling}")),
-                )
-            } else {
-                (asked, None)
-            }
-        }
-        Some(v) => (1, Some(format!("CLAUDEOPS_TIER={} is not 1, 2 or 3", shown_value(v)))),
-    }
-}
-
-/// A caller's value as a message shows it: quoted when it is empty or has spaces, escaped.
-fn shown_value(v: &str) -> String {
-    escape(&shell_words::quote(v)).into_owned()
-}
-
-/// Whether dry-run is on: pinned by `tiershim.yaml`, or `CLAUDEOPS_DRY_RUN` set to anything but
-/// a clear false. A clear false is `false`, `0`, `no`, `off` or the empty string, compared
-/// without regard to case or to spaces around it; every other value turns dry-run on (a
-/// misspelt "yes" must not run the call). The note says why when the value was not a clear
-/// true (`true`, `1`, `yes`, `on`, `y`) either, or when the environment asked to turn off a
-/// pinned dry run.
-pub fn dry_run_of(pinned: bool, env: Option<&str>) -> (bool, Option<String>) {
-    let Some(v) = env else {
-        return (pinned, None);
-    };
-    let word = v.trim_matches(|c: char| c.is_ascii_whitespace()).to_ascii_lowercase();
-    let clear_false = matches!(word.as_str(), "" | "0" | "false" | "no" | "off");
-    let clear_true = matches!(word.as_str(), "1" | "true" | "yes" | "on" | "y");
-    if pinned {
-        let note = clear_false.then(|| {
-            format!(
-                "CLAUDEOPS_DRY_RUN={} cannot turn off the dry run tiershim.yaml pins",
-                shown_value(v)
-            )
-        });
-        return (true, note);
-    }
-    if clear_false {
-        return (false, None);
-    }
-    let note = (!clear_true).then(|| {
-        format!(
-            "CLAUDEOPS_DRY_RUN={} is not a clear false (false, 0, no, off, empty), so dry-run is on",
-            shown_value(v)
-        )
-    });
-    (true, note)
-}
-
-pub fn dry_run_on(pinned: bool, env: Option<&str>) -> bool {
-    dry_run_of(pinned, env).0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -1386,6 +1318,17 @@ fn instead_text(f: &Finding) -> String {
     }
 }
 
+/// The line of an allowed call whose real tool is not installed where the install says (DESIGN
+/// §4; exit 127): `why` is the error that says where it looked.
+pub fn not_found_line(skill: &str, tool: Tool, why: &str) -> String {
+    format!(
+        "[skill:{}] ERROR: No suitable tool found for {} ({})",
+        escape(skill),
+        tool.capability(),
+        escape(why)
+    )
+}
+
 /// The stderr line for a decision (DESIGN §4). `skill` is the name to show (the decision's skill,
 /// or `CLAUDEOPS_SKILL` when set); `shown_args` is the redacted argv for a dry run.
 pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
@@ -1446,26 +1389,6 @@ mod tests {
 
     fn ssh(words: &[&str]) -> Invocation {
         parse(Tool::Ssh, &argv(words))
-    }
-
-    #[test]
-    fn dry_run_is_off_only_for_a_clear_false() {
-        for v in ["", " ", "0", "false", "FALSE", " no ", "Off"] {
-            assert_eq!(dry_run_of(false, Some(v)), (false, None), "{v:?}");
-        }
-        for v in ["1", "true", "Yes", "on", "y", " true"] {
-            assert_eq!(dry_run_of(false, Some(v)), (true, None), "{v:?}");
-        }
-        let (on, note) = dry_run_of(false, Some("enabled"));
-        assert!(on);
-        assert_eq!(
-            note.as_deref(),
-            Some("CLAUDEOPS_DRY_RUN=enabled is not a clear false (false, 0, no, off, empty), so dry-run is on")
-        );
-        assert_eq!(dry_run_of(false, None), (false, None));
-        assert_eq!(dry_run_of(true, None), (true, None));
-        assert_eq!(dry_run_of(true, Some("yes")), (true, None));
-        assert!(dry_run_of(true, Some("0")).1.is_some_and(|n| n.contains("cannot turn off")));
     }
 
     fn policies(tools: &[Tool]) -> BTreeMap<Tool, Policy> {

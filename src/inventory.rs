@@ -198,8 +198,8 @@ fn servers(configs: &[PathBuf], problems: &mut Vec<String>) -> Vec<(String, Stri
 
 /// Build the inventory for an install at the tier and dry-run the environment gives.
 pub fn build(cfg: &InstallConfig, env_tier: Option<&str>, env_dry_run: Option<&str>, now: &str) -> Result<Inventory> {
-    let (tier, _) = decision::effective_tier(cfg.tier, env_tier);
-    let dry_run = decision::dry_run_on(cfg.dry_run, env_dry_run);
+    let (tier, _) = crate::tier::effective_tier(cfg.tier, env_tier);
+    let dry_run = crate::tier::dry_run_on(cfg.dry_run, env_dry_run);
     let mut problems = Vec::new();
     let all_servers = servers(&cfg.mcp_configs, &mut problems);
     let mut policies: BTreeMap<Tool, Policy> = BTreeMap::new();
@@ -228,7 +228,7 @@ pub fn build(cfg: &InstallConfig, env_tier: Option<&str>, env_dry_run: Option<&s
         let mut operations = Vec::new();
         for (name, tool, argv) in spec.operations {
             if !policies.contains_key(tool) {
-                policies.insert(*tool, Policy::load(*tool, cfg.policy.as_deref())?);
+                policies.insert(*tool, crate::judge::policy_in(*tool, cfg.policy.as_deref())?);
             }
             let Some(policy) = policies.get(tool) else {
                 return Err(Error::Internal(format!("no policy for {tool}")));
@@ -255,6 +255,43 @@ pub fn build(cfg: &InstallConfig, env_tier: Option<&str>, env_dry_run: Option<&s
     })
 }
 
+/// A representative call's facts: the install's skills (a Tier Requirement applies as it would
+/// to the call), and, as for a policy example, probes that add nothing and configuration that is
+/// the operator's. A scope check stays unanswered: the operation is allowed when the files it
+/// changes pass the path rules (`allow-scoped`).
+struct Representative<'a> {
+    cfg: &'a InstallConfig,
+}
+
+impl crate::judge::Source for Representative<'_> {
+    fn facts(
+        &mut self,
+        inv: &grammar::Invocation,
+        _policy: &Policy,
+        _req: &Request,
+        first: &decision::Decision,
+    ) -> Result<decision::Facts> {
+        let only_skills = decision::Needs {
+            skills: first.needs.skills.clone(),
+            ..decision::Needs::default()
+        };
+        let mut facts = if only_skills.skills.is_empty() {
+            decision::Facts::default()
+        } else {
+            crate::judge::live::gather(self.cfg, Path::new("/"), inv, &only_skills, &[])?
+        };
+        // Probes and the repository's configuration are the repository's business: as for the
+        // path rules, the representative call assumes they add nothing.
+        for i in &first.needs.probes {
+            facts.marks.insert(*i, Ok(Default::default()));
+        }
+        if first.needs.config {
+            facts.config = Some(Ok(Vec::new()));
+        }
+        Ok(facts)
+    }
+}
+
 /// The gate's answer for one representative call, with skill tiers applied and path rules
 /// reported as a condition rather than run against a repository.
 fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&str], tier: u8, dry_run: bool) -> Result<Operation> {
@@ -266,30 +303,9 @@ fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&
         dry_run_pinned: dry_run,
         ..Request::default()
     };
-    let mut d = decision::decide(&inv, policy, &req);
-    let mut scoped = false;
-    if !d.needs.skills.is_empty() {
-        let only_skills = decision::Needs {
-            skills: d.needs.skills.clone(),
-            ..decision::Needs::default()
-        };
-        req.facts = crate::gate::gather(cfg, Path::new("/"), &inv, &only_skills, &[])?;
-        d = decision::decide(&inv, policy, &req);
-    }
-    // Probes and the repository's configuration are the repository's business: as for the
-    // path rules, the representative call assumes they add nothing.
-    if !d.needs.probes.is_empty() || d.needs.config {
-        for i in &d.needs.probes {
-            req.facts.marks.insert(*i, Ok(Default::default()));
-        }
-        req.facts.config = Some(Ok(Vec::new()));
-        d = decision::decide(&inv, policy, &req);
-    }
-    if !d.needs.scope.is_empty() {
-        scoped = true;
-    }
+    let d = crate::judge::judge(&inv, policy, &mut req, &mut Representative { cfg })?;
     let verdict = match d.verdict {
-        Verdict::Refuse if scoped => "allow-scoped",
+        Verdict::Refuse if !d.needs.scope.is_empty() => "allow-scoped",
         v => v.as_str(),
     };
     Ok(Operation {
@@ -312,6 +328,18 @@ pub enum Fallback {
     NoMcp(&'static str),
     /// The file exists but cannot be read: say so, and run the call.
     Unreadable(String),
+}
+
+impl Fallback {
+    /// What the audit record says of it (`mcp`); None without an inventory.
+    pub fn audit(&self) -> Option<String> {
+        match self {
+            Fallback::Silent => None,
+            Fallback::HasMcp => Some("mcp-available".into()),
+            Fallback::NoMcp(_) => Some("cli-fallback".into()),
+            Fallback::Unreadable(e) => Some(format!("inventory unreadable: {}", crate::sanitize::escape(e))),
+        }
+    }
 }
 
 /// Read the session inventory (when the install names one and it exists) for `tool`'s domain.

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::install::{self, InstallConfig, InstallFile};
-use crate::policy::{self, Policy, cooldown::Budgets};
+use crate::policy::{self, cooldown::Budgets};
 use crate::sanitize::escape;
 use crate::scope::Rules;
 use crate::skill::served::{Kind, Scope, SourceDir};
@@ -256,7 +256,7 @@ fn check_policy(r: &mut Report, dir: &Path) {
         Err(e) => errors.push(e),
         Ok(()) => {
             for tool in Tool::ALL {
-                if let Err(e) = Policy::load(tool, Some(dir)) {
+                if let Err(e) = crate::judge::policy_in(tool, Some(dir)) {
                     errors.push(e);
                 }
             }

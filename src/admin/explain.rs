@@ -15,9 +15,8 @@ use crate::context::Context;
 use crate::decision::{self, Verdict};
 use crate::error::Error;
 use crate::exit::Exit;
-use crate::gate;
 use crate::install::{self, InstallConfig};
-use crate::policy::Policy;
+use crate::judge::{self, Call, live::Unlocked};
 use crate::sanitize::escape;
 use crate::tool::Tool;
 
@@ -141,71 +140,39 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         },
         None => None,
     };
-    let loaded = Policy::load(tool, cfg.as_ref().and_then(|c| c.policy.as_deref())).and_then(|p| match &cfg {
-        Some(c) => p.with_install_endpoints(c),
-        None => Ok(p),
-    });
-    let policy = match loaded {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("tiershim explain: {}", escape(&e.to_string()));
-            return e.exit();
-        }
-    };
     let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
     // Without a config: ceiling 3, the shipped skills, and the real tools found on this PATH.
     let cfg = cfg.unwrap_or_else(|| InstallConfig::admin_default(ctx.var("PATH").as_deref()));
-    let (inv, local) = gate::understand(&cfg, tool, args, &cwd);
-    // Scripts are judged as the gate judges them: -f files from --cwd, a piped stdin.
-    let (inv, _) = crate::script_input::gather(tool, args, inv, &cwd);
-    let var = |name: &str| ctx.var(name);
-    let mut req = gate::request(&cfg, &policy, &inv, &var);
-    req.local = local;
-    if inv.remote.is_some() {
-        match gate::remote_policies(&cfg, &inv) {
-            Ok(p) => req.policies = p,
-            Err(e) => {
-                eprintln!("tiershim explain: {}", escape(&e.to_string()));
-                return e.exit();
-            }
-        }
-    }
-    if let Some(t) = a.tier {
-        req.env_tier = Some(t.to_string());
-    }
-    if a.dry_run {
-        req.dry_run_pinned = true;
-    }
-    let mut d = decision::decide(&inv, &policy, &req);
-    if !d.needs.is_empty() {
-        let cwd = a.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
-        let (real_env, _) = gate::real_env(&cfg, &ctx.env, &policy, d.effective_tier);
-        match gate::gather(&cfg, &cwd, &inv, &d.needs, &real_env) {
-            Ok(f) => req.facts = f,
-            Err(e) => {
-                eprintln!("tiershim explain: {}", escape(&e.to_string()));
-                return e.exit();
-            }
-        }
-        // explain connects to no remote host: what the gate would read there is unknown here.
-        if d.needs.remote {
-            req.facts.remote = Some(Err(
-                "tiershim explain does not connect to remote hosts (the gate reads them over ssh when it runs the call)".into(),
-            ));
-        }
-        // The cooldown counts as they are now (no lock: explain records nothing).
-        match gate::cooldown(&cfg, &d.needs, ctx.now, false) {
-            Ok((_, f)) => req.facts.cooldown = f,
-            Err(e) => {
-                eprintln!("tiershim explain: {}", escape(&e.to_string()));
-                return e.exit();
-            }
-        }
-        d = decision::decide(&inv, &policy, &req);
-    }
-    let shown = gate::shown_args(args, &inv);
-    let remote = inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, &d));
-    let mut message = decision::render(&d, &d.skill, &shown);
+    let fail = |e: Error| {
+        eprintln!("tiershim explain: {}", escape(&e.to_string()));
+        e.exit()
+    };
+    let policy = match judge::policy(tool, &cfg) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let call = Call {
+        tool,
+        args: Ok(args.to_vec()),
+        cwd: &cwd,
+        env: &ctx.env,
+        tier: a.tier,
+        dry_run: a.dry_run,
+    };
+    let mut source = Unlocked {
+        cfg: &cfg,
+        env: &ctx.env,
+        cwd: &cwd,
+        now: ctx.now,
+    };
+    let j = match judge::call(&cfg, &policy, &call, &mut source) {
+        Ok(j) => j,
+        Err(e) => return fail(e),
+    };
+    let (inv, d) = (&j.inv, &j.decision);
+    let shown = crate::audit::shown_args(args, inv);
+    let remote = inv.remote.as_deref().map(|r| AuditRecord::remote_of(r, d));
+    let mut message = decision::render(d, &d.skill, &shown);
     // An allowed call whose real tool the gate cannot run ends as the gate's would: 127 for a
     // missing tool, 78 for one that is tiershim itself.
     let mut failure = None;
@@ -218,12 +185,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         && let Err(e) = ready
     {
         message = match &e {
-            Error::RealMissing { .. } => format!(
-                "[skill:{}] ERROR: No suitable tool found for {} ({})",
-                escape(&d.skill),
-                tool.capability(),
-                escape(&e.to_string())
-            ),
+            Error::RealMissing { .. } => decision::not_found_line(&d.skill, tool, &e.to_string()),
             other => format!("tiershim: {tool}: {}", escape(&other.to_string())),
         };
         failure = Some(e);

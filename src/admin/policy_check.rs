@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::exit::Exit;
-use crate::policy::{COMMON_YAML, Policy, check};
+use crate::judge::examples as check;
+use crate::policy::{COMMON_YAML, Policy};
 use crate::sanitize::escape;
 use crate::tool::Tool;
 use crate::vet::{self, ExecCapable};

@@ -6,7 +6,6 @@
 //!
 //! This module must not decide anything: matching lives in `decision.rs`.
 
-pub mod check;
 pub mod cooldown;
 pub mod endpoints;
 
@@ -259,18 +258,6 @@ pub struct CommonFile {
     pub env: EnvFile,
 }
 
-/// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
-/// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
-pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
-    match tool {
-        Tool::Ssh => Policy::load_all(
-            crate::grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
-            override_dir,
-        ),
-        _ => Ok(BTreeMap::new()),
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Engine types
 
@@ -504,19 +491,19 @@ impl Policy {
     }
 
     /// Add the operator's endpoint rules of `cfg` (tiershim.yaml `endpoints:`) for a tool that
-    /// uses them, and run their examples for this tool: a rule whose examples disagree stops
-    /// the call (78), naming the file and the rule's line. An id the policy already has is an
-    /// error too (a rule can only be added, never replaced).
-    pub fn with_install_endpoints(mut self, cfg: &crate::install::InstallConfig) -> Result<Policy> {
+    /// uses them, with the line of tiershim.yaml each came from (by rule id). An id the policy
+    /// already has is an error (a rule can only be added, never replaced). Their examples are
+    /// run by the caller (`crate::judge::policy`), which names the line of the one that fails.
+    pub fn add_install_endpoints(mut self, cfg: &crate::install::InstallConfig) -> Result<(Policy, BTreeMap<String, usize>)> {
+        let mut lines = BTreeMap::new();
         if !uses_endpoints(self.tool) || cfg.endpoints.is_empty() {
-            return Ok(self);
+            return Ok((self, lines));
         }
         let invalid = |line: usize, msg: String| Error::ConfigInvalid {
             path: cfg.path.clone(),
             msg: format!("line {line}: {msg}"),
         };
         self.endpoint_examples.resize(self.endpoints.len(), Examples::default());
-        let mut lines = std::collections::BTreeMap::new();
         for (e, line) in &cfg.endpoints {
             let (rule, examples) = endpoints::validate_one(e.clone()).map_err(|m| invalid(*line, format!("endpoint {}: {m}", e.id)))?;
             if self.endpoints.iter().any(|r| r.id == rule.id) {
@@ -529,17 +516,7 @@ impl Policy {
             self.endpoints.push(rule);
             self.endpoint_examples.push(examples);
         }
-        if let Some(first) = check::run_endpoint_examples(&self).first() {
-            let id = first
-                .strip_prefix("endpoint ")
-                .and_then(|r| r.split(':').next())
-                .unwrap_or_default();
-            return Err(invalid(
-                lines.get(id).copied().unwrap_or(0),
-                format!("an example disagrees with the rules: {first}"),
-            ));
-        }
-        Ok(self)
+        Ok((self, lines))
     }
 
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
@@ -548,14 +525,14 @@ impl Policy {
         Policy::validate(tool, file, &common, source)
     }
 
-    /// The policy a gated call uses: `<dir>/<tool>.yaml` from the override directory when it
-    /// has one (its examples must pass, or it does not load), else the embedded default; the
-    /// directory must pass [`check_dir`]; for
-    /// curl and gh also `<dir>/endpoints.yaml` when it is there (its examples for this tool must
-    /// pass too).
-    pub fn load(tool: Tool, override_dir: Option<&Path>) -> Result<Policy> {
+    /// The policy of `tool` as written: `<dir>/<tool>.yaml` from the override directory when it
+    /// has one, else the embedded default; the directory must pass [`check_dir`]; for curl and
+    /// gh also `<dir>/endpoints.yaml` when it is there. Whether it came from the directory is the
+    /// second value: then its examples must hold before it is used, which the loader that runs
+    /// them (`crate::judge::policy`) checks.
+    pub fn read(tool: Tool, override_dir: Option<&Path>) -> Result<(Policy, bool)> {
         let Some(dir) = override_dir else {
-            return Policy::embedded(tool);
+            return Ok((Policy::embedded(tool)?, false));
         };
         check_dir(dir)?;
         let read = |path: &Path| match std::fs::read_to_string(path) {
@@ -588,21 +565,20 @@ impl Policy {
         {
             policy.set_endpoints_yaml(&text, &endpoints_path.display().to_string())?;
         }
-        let mut failures = check::run_endpoint_examples(&policy);
-        if overridden {
-            failures.extend(check::run_examples_in(&policy, Some(dir)));
-        }
-        if let Some(first) = failures.first() {
-            return Err(policy_err(
-                &policy.source,
-                format!(
-                    "{} example(s) disagree with the rules, first: {first}; run `tiershim policy check {}`",
-                    failures.len(),
-                    dir.display()
-                ),
-            ));
-        }
-        Ok(policy)
+        Ok((policy, overridden))
+    }
+
+    /// The error of a policy whose examples disagree with its rules.
+    pub fn examples_fail(&self, dir: &Path, failures: &[String]) -> Error {
+        policy_err(
+            &self.source,
+            format!(
+                "{} example(s) disagree with the rules, first: {}; run `tiershim policy check {}`",
+                failures.len(),
+                failures.first().map(String::as_str).unwrap_or_default(),
+                dir.display()
+            ),
+        )
     }
 
     fn validate(tool: Tool, file: PolicyFile, common: &CommonFile, source: String) -> Result<Policy> {
@@ -743,19 +719,6 @@ impl Policy {
             endpoint_examples: Vec::new(),
             endpoints_source: String::new(),
         })
-    }
-
-    /// The policies of the gated tools an ssh call's remote command runs, for [`Request::policies`]
-    /// (`crate::decision::Request`): the tools `tools` names, from the same place as the ssh
-    /// policy (`override_dir` when it has that tool's file, else embedded).
-    pub fn load_all(tools: impl IntoIterator<Item = Tool>, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
-        let mut out = BTreeMap::new();
-        for t in tools {
-            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(t) {
-                e.insert(Policy::load(t, override_dir)?);
-            }
-        }
-        Ok(out)
     }
 
     /// Whether the caller's `var` passes to the real tool (the allow-list).

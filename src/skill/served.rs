@@ -170,7 +170,7 @@ impl Selection {
 }
 
 /// The tier of the agent the skills are served to, decided as the gate decides it
-/// ([`crate::decision::effective_tier`]): the install's ceiling (3 when no config is given,
+/// ([`crate::tier::effective_tier`]): the install's ceiling (3 when no config is given,
 /// so the environment alone decides) lowered by `CLAUDEOPS_TIER`; unset or anything but
 /// exactly 1, 2 or 3 means tier 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,7 +182,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(ceiling: Option<u8>, env_tier: Option<&str>) -> Session {
-        let (tier, note) = crate::decision::effective_tier(ceiling.unwrap_or(3), env_tier);
+        let (tier, note) = crate::tier::effective_tier(ceiling.unwrap_or(3), env_tier);
         Session { tier, note }
     }
 }

@@ -2,7 +2,8 @@
 //! Each is checked once per installation when the tiers share it.
 
 use super::{Area, Install, Report, Tier};
-use crate::policy::{Policy, check};
+use crate::judge::examples as check;
+use crate::policy::Policy;
 use crate::skill::{Catalog, Sources};
 use crate::tool::Tool;
 
@@ -35,7 +36,7 @@ fn policy_of(r: &mut Report, dir: Option<&std::path::Path>) {
         let loaded = match dir {
             None => Policy::embedded_with_examples(tool),
             // An override without this tool's file falls back to the embedded policy.
-            Some(d) if d.join(format!("{}.yaml", tool.name())).exists() => Policy::load(tool, Some(d)),
+            Some(d) if d.join(format!("{}.yaml", tool.name())).exists() => crate::judge::policy_in(tool, Some(d)),
             Some(_) => Policy::embedded_with_examples(tool),
         };
         match loaded {

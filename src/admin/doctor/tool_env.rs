@@ -190,7 +190,7 @@ pub fn pins(r: &mut Report, _inst: &Install, t: &Tier) {
     let Some(cfg) = &t.cfg else { return };
     let policies: Vec<Policy> = Tool::ALL
         .iter()
-        .filter_map(|tool| Policy::load(*tool, cfg.policy.as_deref()).ok())
+        .filter_map(|tool| crate::judge::policy_in(*tool, cfg.policy.as_deref()).ok())
         .collect();
     let mut fine = true;
     for var in cfg.env.keys() {

@@ -1,6 +1,7 @@
-//! Running a policy's own examples through the real grammar and [`decide`]. Used when an
-//! override policy loads, by `tiershim policy check`, and by the test suite for the embedded
-//! policy. An example is judged at its rule's tier:
+//! Running a policy's own examples through the real grammar and the driver ([`super::judge`])
+//! with the [`Clean`] fact source. Used when an override policy loads, by `tiershim policy
+//! check`, and by the test suite for the embedded policy. An example is judged at its rule's
+//! tier:
 //!
 //! Examples may say what stdin holds (`stdin:` text, or `terminal: true`).
 //!
@@ -8,13 +9,61 @@
 //! - `refuse` argv: refused at the rule's tier (tier 3 for `never`); for a `never` rule, refused
 //!   by this rule.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::decision::{Changes, Facts, Request, Verdict, decide};
-use crate::grammar;
-use crate::policy::{Policy, Required};
+use super::Source;
+use crate::decision::{Changes, Decision, Facts, Request, Verdict};
+use crate::error::Result;
+use crate::grammar::{self, Invocation};
+use crate::policy::{Examples, Policy, Required};
 use crate::scope::Rules;
+use crate::tool::Tool;
+
+/// A policy example's facts: those of a clean call. No skill raises a tier, a scope check finds
+/// no changed file (path rules are the skills' business, not the policy examples'), a probe
+/// answers that the call is what argv says (a checkout operand is a branch, a push lands where
+/// it names), the repository's configuration is the operator's, and no remote host is read.
+pub struct Clean;
+
+impl Source for Clean {
+    fn facts(&mut self, _inv: &Invocation, _policy: &Policy, _req: &Request, first: &Decision) -> Result<Facts> {
+        let mut facts = Facts {
+            skill_tiers: Some(Default::default()),
+            scope_rules: Some(Arc::new(Rules::empty())),
+            remote: Some(Err("a policy example reads no remote host".into())),
+            config: Some(Ok(Vec::new())),
+            ..Facts::default()
+        };
+        for i in &first.needs.probes {
+            facts.marks.insert(*i, Ok(Default::default()));
+        }
+        for (i, _) in &first.needs.scope {
+            facts.changes.insert(
+                *i,
+                Ok(Changes {
+                    files: Vec::new(),
+                    how: "a policy example".into(),
+                    repo: None,
+                }),
+            );
+        }
+        Ok(facts)
+    }
+}
+
+/// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
+/// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
+pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
+    match tool {
+        Tool::Ssh => super::policies(
+            grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
+            override_dir,
+        ),
+        _ => Ok(BTreeMap::new()),
+    }
+}
 
 /// Every disagreement, one line each (empty when the examples hold).
 pub fn run_examples(policy: &Policy) -> Vec<String> {
@@ -29,11 +78,11 @@ pub fn run_examples_in(policy: &Policy, dir: Option<&Path>) -> Vec<String> {
         ceiling: 3,
         ..Request::default()
     };
-    match super::remote_policies(policy.tool, dir) {
+    match remote_policies(policy.tool, dir) {
         Ok(p) => base.policies = p,
         Err(e) => out.push(e.to_string()),
     }
-    let judge = |argv: &[String], tier: u8, ex: &super::Examples| judge(policy, &base, argv, tier, ex);
+    let judge = |argv: &[String], tier: u8, ex: &Examples| judge(policy, &base, argv, tier, ex);
     for (rule, ex) in policy.rules.iter().zip(&policy.examples) {
         if ex.allow.is_empty() && ex.refuse.is_empty() {
             out.push(format!("rule {} has no examples", rule.id));
@@ -101,7 +150,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
         };
         let mine = |argv: &&Vec<String>| argv.first().map(String::as_str) == Some(policy.tool.name());
         for argv in ex.allow.iter().filter(mine) {
-            let d = judge(policy, &base, &argv[1..], tier, &super::Examples::default());
+            let d = judge(policy, &base, &argv[1..], tier, &Examples::default());
             if d.verdict != Verdict::Allow || d.rule != rule.id {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is {} by rule {} at tier {tier}",
@@ -111,7 +160,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
                     d.rule
                 ));
             }
-            if tier > 1 && judge(policy, &base, &argv[1..], tier - 1, &super::Examples::default()).verdict != Verdict::Refuse {
+            if tier > 1 && judge(policy, &base, &argv[1..], tier - 1, &Examples::default()).verdict != Verdict::Refuse {
                 out.push(format!(
                     "endpoint {}: allow example `{}` is not refused at tier {}",
                     rule.id,
@@ -121,7 +170,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
             }
         }
         for argv in ex.refuse.iter().filter(mine) {
-            let d = judge(policy, &base, &argv[1..], tier, &super::Examples::default());
+            let d = judge(policy, &base, &argv[1..], tier, &Examples::default());
             let right_rule = rule.required != Required::Never || d.rule == rule.id;
             if d.verdict != Verdict::Refuse || !right_rule {
                 out.push(format!(
@@ -137,10 +186,9 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
     out
 }
 
-/// Judge an example as the gate would, with the facts of a clean call: no skill raises a tier,
-/// and a scope check finds no changed file (path rules are the skills' business, not the
-/// policy examples'). `inputs` is what the example's stdin holds.
-fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super::Examples) -> crate::decision::Decision {
+/// Judge an example as the gate would, with the facts of a clean call ([`Clean`]). `ex` says
+/// what the example's stdin and compose file hold and what tiershim.yaml says of its host.
+fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &Examples) -> Decision {
     let mut inv = grammar::parse_scripts(policy.tool, argv, &ex.inputs);
     // The example's compose file, as the gate would have read it from /srv/app, and whether
     // the agent could change it.
@@ -170,34 +218,16 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &super:
     if let (Some(h), Some(r)) = (&ex.remote_host, inv.remote.as_deref()) {
         req.remote.insert(r.host.to_ascii_lowercase(), h.clone());
     }
-    let d = decide(&inv, policy, &req);
-    if d.needs.is_empty() {
-        return d;
+    match super::judge(&inv, policy, &mut req, &mut Clean) {
+        Ok(d) => d,
+        // `Clean` gathers nothing that can fail; were it to, the example reads as refused.
+        Err(e) => {
+            let mut d = crate::decision::decide(&inv, policy, &req);
+            d.verdict = Verdict::Refuse;
+            d.reasons.push(e.to_string());
+            d
+        }
     }
-    let mut facts = Facts {
-        skill_tiers: Some(Default::default()),
-        scope_rules: Some(Arc::new(Rules::empty())),
-        remote: Some(Err("a policy example reads no remote host".into())),
-        config: Some(Ok(Vec::new())),
-        ..Facts::default()
-    };
-    // A probe answers that the call is what argv says (a checkout operand is a branch, a push
-    // lands where it names), and the repository's configuration is the operator's.
-    for i in &d.needs.probes {
-        facts.marks.insert(*i, Ok(Default::default()));
-    }
-    for (i, _) in &d.needs.scope {
-        facts.changes.insert(
-            *i,
-            Ok(Changes {
-                files: Vec::new(),
-                how: "a policy example".into(),
-                repo: None,
-            }),
-        );
-    }
-    req.facts = facts;
-    decide(&inv, policy, &req)
 }
 
 #[cfg(test)]
