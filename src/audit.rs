@@ -282,7 +282,7 @@ impl Origin<'_> {
         let (effective, note) = crate::tier::effective_tier(self.ceiling, self.ctx.var("CLAUDEOPS_TIER").as_deref());
         AuditRecord {
             verdict: "refuse".into(),
-            rule: "kernel-fence".into(),
+            rule: crate::policy::Builtin::KernelFence.id(self.tool),
             message: message.clone(),
             reasons: vec![message],
             ..self.record(

@@ -27,6 +27,14 @@ use crate::sanitize::escape;
 /// The mark of a `compose up` in an ssh command whose files the gate has not read over ssh (or
 /// could not): it may start anything.
 pub const REMOTE: &str = "compose-remote";
+/// The files ask for something `docker run` needs tier 3 for.
+pub const ESCALATES: &str = "compose-escalates";
+/// The agent can change the files (or a bind source).
+pub const WRITABLE: &str = "compose-writable";
+/// The files could not be read or parsed.
+pub const UNREAD: &str = "compose-unread";
+/// The marks a `compose up` gets from what its files come to (or from not reading them).
+pub const FILE_MARKS: [&str; 4] = [ESCALATES, WRITABLE, REMOTE, UNREAD];
 
 /// Compose's default file names, in its order of preference.
 pub(crate) const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
@@ -432,17 +440,17 @@ pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
     match found {
         Ok(j) => {
             if !j.escalates.is_empty() {
-                a.add("compose-escalates");
+                a.add(ESCALATES);
             }
             if !j.changeable.is_empty() {
-                a.add("compose-writable");
+                a.add(WRITABLE);
                 // What the agent can change, named (file and key) in a refusal.
                 for c in &j.changeable {
-                    a.add(format!("compose-writable: {c}"));
+                    a.add(format!("{WRITABLE}: {c}"));
                 }
             }
         }
-        Err(_) => a.add("compose-unread"),
+        Err(_) => a.add(UNREAD),
     }
 }
 

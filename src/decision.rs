@@ -14,7 +14,7 @@ use crate::grammar::remote::Part;
 use crate::grammar::{Access, Action, Claim, Invocation};
 use crate::policy::cooldown::Class;
 use crate::policy::endpoints::Endpoint;
-use crate::policy::{Policy, Required, Rule, ScopeKind};
+use crate::policy::{Builtin, Policy, Required, Rule, ScopeKind};
 use crate::sanitize::{escape, redact};
 use crate::scope::{Rules, Violation};
 use crate::tier::{dry_run_of, tier_and_why};
@@ -201,6 +201,12 @@ pub struct Decision {
     pub effective_tier: u8,
     pub dry_run: bool,
     pub rule: String,
+    /// The built-in rule that decided, when the engine's own rule did (not a policy's).
+    #[serde(skip)]
+    pub builtin: Option<Builtin>,
+    /// The marks the deciding policy rule matched on (its `when:`); empty for a built-in rule.
+    #[serde(skip)]
+    pub matched: Vec<String>,
     pub reasons: Vec<String>,
     /// What was refused, in words (`docker run`, `force-pushing`).
     pub what: String,
@@ -254,6 +260,10 @@ pub struct PartDecision {
 struct Finding {
     required: Required,
     rule: String,
+    /// The built-in rule it comes from, when the engine's own rule made it.
+    builtin: Option<Builtin>,
+    /// The marks of the policy rule it comes from (`when:`).
+    matched: Vec<String>,
     skill: String,
     what: String,
     reason: String,
@@ -268,12 +278,20 @@ struct Finding {
 }
 
 impl Finding {
+    /// The finding of a built-in rule.
+    fn by(mut self, rule: Builtin) -> Finding {
+        self.builtin = Some(rule);
+        self
+    }
+
     /// A finding that asks for no scope check, file limit or cooldown, and judges no action of
     /// its own (a rule's match sets those afterwards).
     fn new(required: Required, rule: String, skill: String, what: String, reason: String, instead: Option<String>) -> Finding {
         Finding {
             required,
             rule,
+            builtin: None,
+            matched: Vec::new(),
             skill,
             what,
             reason,
@@ -318,25 +336,28 @@ fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
         what = format!("{what} ({})", details.join("; "));
     }
     let reason = rule_reason(rule.required, &rule.id, &what);
-    Finding::new(
+    let mut f = Finding::new(
         rule.required,
         rule.id.clone(),
         rule.skill.clone(),
         what,
         reason,
         rule.instead.clone(),
-    )
+    );
+    f.matched.clone_from(&rule.when);
+    f
 }
 
-fn never(tool: Tool, policy: &Policy, rule: &str, what: String, reason: String, instead: &str) -> Finding {
+fn never(tool: Tool, policy: &Policy, rule: Builtin, what: String, reason: String, instead: &str) -> Finding {
     Finding::new(
         Required::Never,
-        format!("{tool}.{rule}"),
+        rule.id(tool),
         policy.skill.clone(),
         what,
         reason,
         Some(instead.to_string()),
     )
+    .by(rule)
 }
 
 fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
@@ -405,7 +426,7 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
         return never(
             tool,
             policy,
-            "unclassified",
+            Builtin::Unclassified,
             format!("{tool} {}", escape(&action.verb)),
             format!(
                 "`{tool} {}` is not classified by the policy ({}), and what is not classified is refused",
@@ -458,35 +479,38 @@ fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out
         let (verb, rule, instead) = match (j.file.access, j.required) {
             (Access::Read, _) => (
                 "reading",
-                "local-file",
+                Builtin::LocalFile,
                 "send only files inside the working directory that are neither hidden nor credentials".to_string(),
             ),
             (_, Required::Never) => (
                 "writing",
-                "local-file",
+                Builtin::LocalFile,
                 format!("{why}; write to a plain name below a workspace, or read the output from standard output"),
             ),
             (_, Required::Tier(2)) => (
                 "writing",
-                "local-write",
+                Builtin::LocalWrite,
                 "tier 1 writes no file; read the output from standard output, or escalate to a tier 2 agent".to_string(),
             ),
             (_, Required::Tier(_)) => (
                 "writing",
-                "local-write",
+                Builtin::LocalWrite,
                 format!("{why}; name each file the call writes, below a workspace, or escalate to a tier 3 agent"),
             ),
         };
-        let id = format!("{tool}.{rule}");
+        let id = rule.id(tool);
         let what = format!("{tool} {verb} {path} ({flag})");
-        out.push(Finding::new(
-            j.required,
-            id.clone(),
-            policy.skill.clone(),
-            what.clone(),
-            format!("{}: {flag} {path}: {why}", rule_reason(j.required, &id, &what)),
-            Some(instead),
-        ));
+        out.push(
+            Finding::new(
+                j.required,
+                id.clone(),
+                policy.skill.clone(),
+                what.clone(),
+                format!("{}: {flag} {path}: {why}", rule_reason(j.required, &id, &what)),
+                Some(instead),
+            )
+            .by(rule),
+        );
     }
 }
 
@@ -504,7 +528,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                 out.push(never(
                     tool,
                     policy,
-                    "remote-endpoint",
+                    Builtin::RemoteEndpoint,
                     format!("{tool} {} {} on {host}", escape(flag), escape(value)),
                     format!(
                         "{} {} on {host}: an endpoint or helper on the remote host is the remote's, and this install pins none there",
@@ -523,7 +547,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "pinned",
+                        Builtin::Pinned,
                         format!("{tool} {} {}", escape(flag), escape(value)),
                         format!("{} {} does not match {pinned}", escape(flag), escape(value)),
                         &format!("drop {} and use the endpoint this install pins", escape(flag)),
@@ -547,7 +571,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         out.push(never(
                             tool,
                             policy,
-                            "pinned",
+                            Builtin::Pinned,
                             format!("{tool} {shown}"),
                             format!("{shown} does not match the pinned {var}={}", escape(p)),
                             &format!("drop {} and use the {var} this install pins", escape(flag)),
@@ -557,7 +581,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "pinned",
+                        Builtin::Pinned,
                         format!("{tool} {shown}"),
                         format!("{shown} overrides the pinned {x}"),
                         &format!("drop {} and use the {x} this install pins", escape(flag)),
@@ -569,7 +593,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "credential-helper",
+                        Builtin::CredentialHelper,
                         "git -c credential.helper".to_string(),
                         format!("credential.helper=!{} is not this install's real gh", escape(path)),
                         "let gh run git itself (gh pr create pushes for you)",
@@ -592,7 +616,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "credential-destination",
+                        Builtin::CredentialDestination,
                         format!("{tool} {} {value}", escape(flag)),
                         format!(
                             "{} {value}: the pinned {cred} is only ever sent to the pinned destination, and this is not {pinned}",
@@ -612,7 +636,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "host",
+                        Builtin::Host,
                         format!("ssh to {} ({via})", escape(host)),
                         format!("{via} {} is not one of the hosts tiershim.yaml lists in `hosts:`", escape(host)),
                         "use a host listed in tiershim.yaml `hosts:`, or ask an operator to add it",
@@ -624,7 +648,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     out.push(never(
                         tool,
                         policy,
-                        "nested",
+                        Builtin::Nested,
                         escape(what).into_owned(),
                         format!(
                             "{} is only run by this install's real {parent} for a call the gate already judged, and the parent process is not it",
@@ -643,7 +667,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
             out.push(never(
                 tool,
                 policy,
-                "pinned-env",
+                Builtin::PinnedEnv,
                 format!("{var}={}", escape(v)),
                 format!("{var}={} in the environment does not match what this install pins", escape(v)),
                 &format!("unset {var}"),
@@ -675,7 +699,7 @@ fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Findin
             out.push(never(
                 tool,
                 policy,
-                "agent-config",
+                Builtin::AgentConfig,
                 format!("{tool} with configuration the agent could have written ({})", named.join(", ")),
                 why.join("; "),
                 "an operator removes the key (or makes the file theirs); the agent's files configure nothing that runs",
@@ -685,7 +709,7 @@ fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Findin
         Some(Err(why)) => out.push(never(
             tool,
             policy,
-            "agent-config",
+            Builtin::AgentConfig,
             format!("{tool} whose configuration cannot be read ({})", escape(why)),
             format!("the configuration {tool} would read cannot be judged: {}", escape(why)),
             "fix what the message names and try again",
@@ -693,146 +717,64 @@ fn check_config(tool: Tool, policy: &Policy, req: &Request, out: &mut Vec<Findin
     }
 }
 
-/// The decision for one call. Pure.
+/// The decision for one call. Pure. It runs in phases, each of which refuses the call or passes
+/// it on:
+///
+/// 1. [`findings`]: what every part of the call requires (the parts of an ssh remote command,
+///    each action's strictest rule, the claims, the local files, the configuration, the
+///    cooldown targets), raised by the skills' Tier Requirements ([`raise_by_skills`]);
+/// 2. the strictest finding decides the verdict; a refusal there is final (no fact can lower a
+///    requirement, so a call refused without facts stays refused);
+/// 3. [`Judging::scope`]: the path-scope checks the matching rules ask for;
+/// 4. [`Judging::cooldown`]: the budgets, judged with the counts read under the lock;
+/// 5. [`Judging::lacking`]: facts still missing make the answer a provisional refusal, with
+///    the [`Needs`] the driver (`crate::judge`) gathers before it decides again.
 pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
     let tool = inv.tool;
     let (effective, why) = tier_and_why(req.ceiling, req.env_tier.as_deref());
     let tier_note = why.as_ref().map(|w| format!("{w}, so tier {effective}"));
     let tier_why = why.filter(|_| req.env_tier.is_some());
     let (dry_run, dry_run_note) = dry_run_of(req.dry_run_pinned, req.env_dry_run.as_deref());
+    let mut j = Judging {
+        inv,
+        policy,
+        req,
+        effective,
+        reasons: Vec::new(),
+        needs: Needs::default(),
+    };
 
-    // Each part of an ssh remote command first, so that among equally strict findings the
-    // remote command, not the ssh call around it, explains the decision.
-    let mut findings = Vec::new();
-    let mut parts = Vec::new();
-    let mut part_skills = BTreeSet::new();
-    let mut charges = Vec::new();
-    let mut needs_remote = false;
-    if let Some(remote) = inv.remote.as_deref() {
-        for (i, part) in remote.parts.iter().enumerate() {
-            let j = judge_part(tool, remote, i, part, policy, req, effective, dry_run);
-            findings.push(j.finding);
-            parts.push(j.part);
-            part_skills.extend(j.skills);
-            charges.extend(j.charges);
-            needs_remote |= j.needs_remote;
-        }
-    }
-    let n_parts = parts.len();
-    if let Some(problem) = &inv.problem {
-        findings.push(never(
-            tool,
-            policy,
-            "grammar",
-            format!("a {tool} call tiershim cannot parse ({})", escape(&redact(problem))),
-            format!("tiershim cannot understand this {tool} call: {}", escape(&redact(problem))),
-            "write the call in a form the gate understands, or ask an operator",
-        ));
-    } else if inv.actions.is_empty() {
-        findings.push(never(
-            tool,
-            policy,
-            "grammar",
-            tool.to_string(),
-            "the call does nothing the gate can name".into(),
-            "name a command",
-        ));
-    } else {
-        findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
-            // What the real git answered about the action adds to its marks.
-            let marked;
-            let a = match req.facts.marks.get(&i) {
-                Some(Ok(m)) if !m.is_empty() => {
-                    let mut x = a.clone();
-                    x.marks.extend(m.iter().cloned());
-                    marked = x;
-                    &marked
-                }
-                _ => a,
-            };
-            let mut f = classify(tool, policy, a);
-            f.action = Some(i);
-            f
-        }));
-        for (i, r) in &req.facts.marks {
-            if let (Err(why), Some(a)) = (r, inv.actions.get(*i)) {
-                findings.push(never(
-                    tool,
-                    policy,
-                    "target",
-                    format!("{tool} {} whose target cannot be worked out ({})", escape(&a.verb), escape(why)),
-                    format!("{tool} {}: {}", escape(&a.verb), escape(why)),
-                    "fix what the message names and try again",
-                ));
-            }
-        }
-    }
-    check_config(tool, policy, req, &mut findings);
-    check_claims(tool, policy, inv, req, &mut findings);
-    check_files(tool, policy, inv, req, &mut findings);
-    for c in &req.agent_config {
-        let c = escape(c).into_owned();
-        findings.push(never(
-            tool,
-            policy,
-            "agent-config",
-            format!("{tool} with configuration the agent can change ({c})"),
-            format!("{c}: {tool} would read this from a file the agent can write, and it runs a program or redirects the call"),
-            "ask the operator to make the tool home's files theirs (writable by their owner only; root's in a hardened install), or to remove the key",
-        ));
-    }
-    if req.cooldown {
-        check_targets(tool, inv, req, &mut findings, &mut charges);
-    }
-
-    // A skill's Tier Requirement raises the calls of that skill that change something; reads
-    // (tier 1 rules) are never raised, so observing needs no skill file.
-    let mut needs = Needs::default();
-    for f in findings.iter_mut().filter(|f| f.action.is_some()) {
-        let Required::Tier(n) = f.required else { continue };
-        if n < 2 {
-            continue;
-        }
-        match req.facts.skill_tiers.as_ref() {
-            None => {
-                needs.skills.insert(f.skill.clone());
-            }
-            Some(tiers) => {
-                if let Some(t) = tiers.get(&f.skill).filter(|t| t.tier > n) {
-                    f.required = Required::Tier(t.tier);
-                    f.reason = format!("{}; skill {} ({}) raises it to tier {}", f.reason, f.skill, t.file, t.tier);
-                    f.instead = None;
-                }
-            }
-        }
-    }
-
-    // The parts' own skills were raised inside their decisions; what they still lack is ours.
-    needs.skills.extend(part_skills);
-    needs.remote = needs_remote;
-
-    let mut reasons: Vec<String> = findings
+    // Phase 1: every finding, raised by the skills.
+    let (mut findings, parts, charges) = j.findings(dry_run);
+    j.raise_by_skills(&mut findings);
+    j.reasons = findings
         .iter()
         .map(|f| f.reason.clone())
         .chain(tier_note.clone())
         .chain(dry_run_note.clone())
         .collect();
+
+    // Phase 2: the strictest decides; among equals the first (the remote command's parts come
+    // first, then the actions in argv order).
     let worst = strictest(&findings);
-    let deciding_part = (worst < n_parts).then_some(worst);
+    let decider = &findings[worst];
+    let deciding_part = (worst < parts.len()).then_some(worst);
     let mut d = Decision {
-        verdict: verdict_for(findings[worst].required, effective, dry_run),
+        verdict: verdict_for(decider.required, effective, dry_run),
         tool,
         verb: match deciding_part {
             Some(i) => parts[i].shown.clone(),
             None => inv.verb(),
         },
-        skill: findings[worst].skill.clone(),
-        required_tier: findings[worst].required,
+        skill: decider.skill.clone(),
+        required_tier: decider.required,
         effective_tier: effective,
         dry_run,
-        rule: findings[worst].rule.clone(),
+        rule: decider.rule.clone(),
+        builtin: decider.builtin,
+        matched: decider.matched.clone(),
         reasons: Vec::new(),
-        what: findings[worst].what.clone(),
+        what: decider.what.clone(),
         instead: None,
         tier_note,
         tier_why,
@@ -845,91 +787,276 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
         charges: Vec::new(),
     };
     if d.verdict == Verdict::Refuse {
-        d.instead = Some(instead_text(&findings[worst]));
-        d.reasons = reasons;
+        d.instead = Some(instead_text(decider));
+        d.reasons = std::mem::take(&mut j.reasons);
         return d;
     }
 
-    // Scope checks: every action whose rules ask for one.
-    for f in findings.iter().filter(|f| f.scope.is_some()) {
-        let (Some(i), Some(kind)) = (f.action, f.scope) else { continue };
-        match (req.facts.changes.get(&i), req.facts.scope_rules.as_ref()) {
-            (Some(Ok(changes)), Some(rules)) => {
-                let violations = rules.check(&f.skill, &changes.files);
-                let report = ScopeReport {
-                    check: kind,
-                    how: changes.how.clone(),
-                    files: changes.files.clone(),
-                    rules_from: rules.files.clone(),
-                    violations,
-                };
-                if let Some(v) = report.violations.first() {
-                    for v in &report.violations {
-                        reasons.push(format!("scope: {} {}", escape(&v.path), escape(&v.describe())));
-                    }
-                    let shown = escape(&v.path).into_owned();
-                    d.verdict = Verdict::Refuse;
-                    d.rule = format!("{tool}.scope");
-                    d.skill = f.skill.clone();
-                    d.what = format!("{} modifying {shown}", kind.doing());
-                    d.instead = Some("leave these files to a human, or change only files the skill allows".into());
-                    d.required_tier = Required::Never;
-                    d.scope = Some(report);
-                    d.reasons = reasons;
-                    return d;
-                }
-                if let Some(max) = f.max_files.get(&effective).filter(|m| changes.files.len() > **m) {
-                    let n = changes.files.len();
-                    reasons.push(format!("{n} files changed; tier {effective} may change at most {max}"));
-                    d.verdict = Verdict::Refuse;
-                    d.rule = format!("{tool}.max-files");
-                    d.skill = f.skill.clone();
-                    d.what = format!("{} changing {n} files", kind.noun());
-                    d.required_tier = if effective < 3 {
-                        Required::Tier(effective + 1)
-                    } else {
-                        Required::Never
-                    };
-                    d.instead = Some(format!("split it into changes of at most {max} files, or escalate"));
-                    d.scope = Some(report);
-                    d.reasons = reasons;
-                    return d;
-                }
-                d.scope = Some(report);
-            }
-            (Some(Err(why)), _) => {
-                reasons.push(format!("scope: {}", escape(why)));
-                d.verdict = Verdict::Refuse;
-                d.rule = format!("{tool}.scope");
-                d.skill = f.skill.clone();
-                d.what = format!("{} whose changed files cannot be worked out ({})", kind.noun(), escape(why));
-                d.required_tier = Required::Never;
-                d.instead = Some("fix what the message names and try again".into());
-                d.reasons = reasons;
-                return d;
-            }
-            _ => needs.scope.push((i, kind)),
+    // Phases 3 to 5: each refuses or passes.
+    let mut refusal = j.scope(&findings, &mut d);
+    if refusal.is_none() {
+        d.charges = charges;
+        refusal = j.cooldown(&mut d).or_else(|| j.lacking(&d));
+    }
+    if let Some(r) = refusal {
+        // Only a provisional answer says what it lacks.
+        if r.rule == Builtin::Facts {
+            d.needs = std::mem::take(&mut j.needs);
+        }
+        r.apply(tool, &mut d);
+    }
+    d.reasons = j.reasons;
+    d
+}
+
+/// A refusal by one of the later phases: the built-in rule and its words. The rest of the
+/// decision (tiers, the finding's skill, what was judged) stays as the strictest finding left it.
+struct Refusal {
+    rule: Builtin,
+    what: String,
+    instead: String,
+    /// The skill whose rule asked for the check, when it is named.
+    skill: Option<String>,
+    /// The tier it needs, when it is not the strictest finding's.
+    required: Option<Required>,
+}
+
+impl Refusal {
+    fn apply(self, tool: Tool, d: &mut Decision) {
+        d.verdict = Verdict::Refuse;
+        d.rule = self.rule.id(tool);
+        d.builtin = Some(self.rule);
+        d.matched = Vec::new();
+        d.what = self.what;
+        d.instead = Some(self.instead);
+        if let Some(s) = self.skill {
+            d.skill = s;
+        }
+        if let Some(r) = self.required {
+            d.required_tier = r;
         }
     }
-    // Cooldown budgets, judged once for the whole call (a remote part's charges are the ssh
-    // call's) with the counts read under the state file's lock.
-    d.charges = charges;
-    if req.cooldown && req.remote_host.is_none() && !d.charges.is_empty() {
-        match &req.facts.cooldown {
-            None => needs.cooldown = true,
+}
+
+/// One decision in progress: the call, what it is judged with, and what has been said so far.
+struct Judging<'a> {
+    inv: &'a Invocation,
+    policy: &'a Policy,
+    req: &'a Request,
+    effective: u8,
+    /// Every reason, in the order the phases found them.
+    reasons: Vec<String>,
+    /// The facts the decision lacks so far.
+    needs: Needs,
+}
+
+impl Judging<'_> {
+    /// Phase 1: what each part of the call requires, with the parts of an ssh remote command
+    /// first (so that among equally strict findings the remote command, not the ssh call
+    /// around it, explains the decision); the parts' judgements; and what the call would count
+    /// against cooldown budgets.
+    fn findings(&mut self, dry_run: bool) -> (Vec<Finding>, Vec<PartDecision>, Vec<Charge>) {
+        let (tool, inv, policy, req) = (self.inv.tool, self.inv, self.policy, self.req);
+        let mut findings = Vec::new();
+        let mut parts = Vec::new();
+        let mut charges = Vec::new();
+        if let Some(remote) = inv.remote.as_deref() {
+            for (i, part) in remote.parts.iter().enumerate() {
+                let j = judge_part(tool, remote, i, part, policy, req, self.effective, dry_run);
+                findings.push(j.finding);
+                parts.push(j.part);
+                // The parts' own skills were raised inside their decisions; what they still
+                // lack is ours.
+                self.needs.skills.extend(j.skills);
+                charges.extend(j.charges);
+                self.needs.remote |= j.needs_remote;
+            }
+        }
+        if let Some(problem) = &inv.problem {
+            findings.push(never(
+                tool,
+                policy,
+                Builtin::Grammar,
+                format!("a {tool} call tiershim cannot parse ({})", escape(&redact(problem))),
+                format!("tiershim cannot understand this {tool} call: {}", escape(&redact(problem))),
+                "write the call in a form the gate understands, or ask an operator",
+            ));
+        } else if inv.actions.is_empty() {
+            findings.push(never(
+                tool,
+                policy,
+                Builtin::Grammar,
+                tool.to_string(),
+                "the call does nothing the gate can name".into(),
+                "name a command",
+            ));
+        } else {
+            findings.extend(inv.actions.iter().enumerate().map(|(i, a)| {
+                // What the real git answered about the action adds to its marks.
+                let marked;
+                let a = match req.facts.marks.get(&i) {
+                    Some(Ok(m)) if !m.is_empty() => {
+                        let mut x = a.clone();
+                        x.marks.extend(m.iter().cloned());
+                        marked = x;
+                        &marked
+                    }
+                    _ => a,
+                };
+                let mut f = classify(tool, policy, a);
+                f.action = Some(i);
+                f
+            }));
+            for (i, r) in &req.facts.marks {
+                if let (Err(why), Some(a)) = (r, inv.actions.get(*i)) {
+                    findings.push(never(
+                        tool,
+                        policy,
+                        Builtin::Target,
+                        format!("{tool} {} whose target cannot be worked out ({})", escape(&a.verb), escape(why)),
+                        format!("{tool} {}: {}", escape(&a.verb), escape(why)),
+                        "fix what the message names and try again",
+                    ));
+                }
+            }
+        }
+        check_config(tool, policy, req, &mut findings);
+        check_claims(tool, policy, inv, req, &mut findings);
+        check_files(tool, policy, inv, req, &mut findings);
+        for c in &req.agent_config {
+            let c = escape(c).into_owned();
+            findings.push(never(
+                tool,
+                policy,
+                Builtin::AgentConfig,
+                format!("{tool} with configuration the agent can change ({c})"),
+                format!("{c}: {tool} would read this from a file the agent can write, and it runs a program or redirects the call"),
+                "ask the operator to make the tool home's files theirs (writable by their owner only; root's in a hardened install), or to remove the key",
+            ));
+        }
+        if req.cooldown {
+            check_targets(tool, inv, req, &mut findings, &mut charges);
+        }
+        (findings, parts, charges)
+    }
+
+    /// A skill's Tier Requirement raises the calls of that skill that change something; reads
+    /// (tier 1 rules) are never raised, so observing needs no skill file. Without the skills'
+    /// tiers, the skills to read are what the decision lacks.
+    fn raise_by_skills(&mut self, findings: &mut [Finding]) {
+        for f in findings.iter_mut().filter(|f| f.action.is_some()) {
+            let Required::Tier(n) = f.required else { continue };
+            if n < 2 {
+                continue;
+            }
+            match self.req.facts.skill_tiers.as_ref() {
+                None => {
+                    self.needs.skills.insert(f.skill.clone());
+                }
+                Some(tiers) => {
+                    if let Some(t) = tiers.get(&f.skill).filter(|t| t.tier > n) {
+                        f.required = Required::Tier(t.tier);
+                        f.reason = format!("{}; skill {} ({}) raises it to tier {}", f.reason, f.skill, t.file, t.tier);
+                        f.instead = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Phase 3: the path-scope check of every action whose rules ask for one: a file the
+    /// skills deny, more files than the tier may change, or changed files that cannot be worked
+    /// out refuse; without the changed files, they are what the decision lacks.
+    fn scope(&mut self, findings: &[Finding], d: &mut Decision) -> Option<Refusal> {
+        for f in findings.iter().filter(|f| f.scope.is_some()) {
+            let (Some(i), Some(kind)) = (f.action, f.scope) else { continue };
+            match (self.req.facts.changes.get(&i), self.req.facts.scope_rules.as_ref()) {
+                (Some(Ok(changes)), Some(rules)) => {
+                    let violations = rules.check(&f.skill, &changes.files);
+                    let report = ScopeReport {
+                        check: kind,
+                        how: changes.how.clone(),
+                        files: changes.files.clone(),
+                        rules_from: rules.files.clone(),
+                        violations,
+                    };
+                    if let Some(v) = report.violations.first() {
+                        for v in &report.violations {
+                            self.reasons.push(format!("scope: {} {}", escape(&v.path), escape(&v.describe())));
+                        }
+                        let refusal = Refusal {
+                            rule: Builtin::Scope,
+                            what: format!("{} modifying {}", kind.doing(), escape(&v.path)),
+                            instead: "leave these files to a human, or change only files the skill allows".into(),
+                            skill: Some(f.skill.clone()),
+                            required: Some(Required::Never),
+                        };
+                        d.scope = Some(report);
+                        return Some(refusal);
+                    }
+                    let effective = self.effective;
+                    if let Some(max) = f.max_files.get(&effective).filter(|m| changes.files.len() > **m) {
+                        let n = changes.files.len();
+                        self.reasons
+                            .push(format!("{n} files changed; tier {effective} may change at most {max}"));
+                        d.scope = Some(report);
+                        return Some(Refusal {
+                            rule: Builtin::MaxFiles,
+                            what: format!("{} changing {n} files", kind.noun()),
+                            instead: format!("split it into changes of at most {max} files, or escalate"),
+                            skill: Some(f.skill.clone()),
+                            required: Some(if effective < 3 {
+                                Required::Tier(effective + 1)
+                            } else {
+                                Required::Never
+                            }),
+                        });
+                    }
+                    d.scope = Some(report);
+                }
+                (Some(Err(why)), _) => {
+                    self.reasons.push(format!("scope: {}", escape(why)));
+                    return Some(Refusal {
+                        rule: Builtin::Scope,
+                        what: format!("{} whose changed files cannot be worked out ({})", kind.noun(), escape(why)),
+                        instead: "fix what the message names and try again".into(),
+                        skill: Some(f.skill.clone()),
+                        required: Some(Required::Never),
+                    });
+                }
+                _ => self.needs.scope.push((i, kind)),
+            }
+        }
+        None
+    }
+
+    /// Phase 4: the cooldown budgets, judged once for the whole call (a remote part's charges
+    /// are the ssh call's) with the counts read under the state file's lock. A spent budget
+    /// refuses, except a dry run, which stays one (DESIGN §4: exit 0) and whose line says the
+    /// budget would refuse the call (`cooldown::dry_run_line`).
+    fn cooldown(&mut self, d: &mut Decision) -> Option<Refusal> {
+        if !self.req.cooldown || self.req.remote_host.is_some() || d.charges.is_empty() {
+            return None;
+        }
+        match &self.req.facts.cooldown {
+            None => {
+                self.needs.cooldown = true;
+                None
+            }
             Some(Err(why)) => {
-                reasons.push(format!("cooldown state {}", escape(why)));
-                d.verdict = Verdict::Refuse;
-                d.rule = format!("{tool}.cooldown-state");
-                d.what = format!("cooldown state {}", escape(why));
-                d.instead = Some("the call is refused until an operator fixes the file (tiershim doctor shows its health)".into());
-                d.reasons = reasons;
-                return d;
+                self.reasons.push(format!("cooldown state {}", escape(why)));
+                Some(Refusal {
+                    rule: Builtin::CooldownState,
+                    what: format!("cooldown state {}", escape(why)),
+                    instead: "the call is refused until an operator fixes the file (tiershim doctor shows its health)".into(),
+                    skill: None,
+                    required: None,
+                })
             }
             Some(Ok(f)) => {
                 let standings = cooldown::evaluate(&d.charges, &f.budgets, &f.state, f.now);
                 for s in &standings {
-                    reasons.push(format!(
+                    self.reasons.push(format!(
                         "cooldown {} for {}: {}{}",
                         s.class,
                         escape(&s.key),
@@ -937,43 +1064,47 @@ pub fn decide(inv: &Invocation, policy: &Policy, req: &Request) -> Decision {
                         if s.allowed { "" } else { ", spent" }
                     ));
                 }
-                // A dry run past the budget stays a dry run (DESIGN §4: exit 0); its line says the
-                // budget would refuse the call (`cooldown::dry_run_line`).
-                if let Some(spent) = standings.iter().find(|s| !s.allowed)
-                    && d.verdict != Verdict::DryRun
-                {
-                    d.verdict = Verdict::Refuse;
-                    d.rule = format!("{tool}.cooldown");
-                    d.what = format!("cooldown for {}", escape(&spent.key));
-                    d.instead = Some("escalate or wait".into());
-                    d.cooldown = standings;
-                    d.reasons = reasons;
-                    return d;
-                }
+                let spent = standings.iter().find(|s| !s.allowed).map(|s| escape(&s.key).into_owned());
                 d.cooldown = standings;
+                match spent {
+                    Some(key) if d.verdict != Verdict::DryRun => Some(Refusal {
+                        rule: Builtin::Cooldown,
+                        what: format!("cooldown for {key}"),
+                        instead: "escalate or wait".into(),
+                        skill: None,
+                        required: None,
+                    }),
+                    _ => None,
+                }
             }
         }
     }
-    for (i, a) in inv.actions.iter().enumerate() {
-        if a.probe.is_some() && !req.facts.marks.contains_key(&i) {
-            needs.probes.push(i);
+
+    /// Phase 5: the facts still lacking (probe answers, the configuration the real tool will
+    /// read, and whatever the earlier phases asked for) make the answer a provisional refusal.
+    fn lacking(&mut self, d: &Decision) -> Option<Refusal> {
+        let (inv, req) = (self.inv, self.req);
+        for (i, a) in inv.actions.iter().enumerate() {
+            if a.probe.is_some() && !req.facts.marks.contains_key(&i) {
+                self.needs.probes.push(i);
+            }
         }
-    }
-    if reads_config(tool) && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
-        needs.config = true;
-    }
-    if !needs.is_empty() {
-        reasons
+        if reads_config(inv.tool) && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
+            self.needs.config = true;
+        }
+        if self.needs.is_empty() {
+            return None;
+        }
+        self.reasons
             .push("the facts this decision needs (skills, changed files, probes, configuration, cooldown counts) were not gathered".into());
-        d.verdict = Verdict::Refuse;
-        d.rule = format!("{tool}.facts");
-        d.what = format!("{} without the facts its decision needs", d.what);
-        d.required_tier = Required::Never;
-        d.instead = Some("this is a provisional answer; the gate gathers the facts and decides again".into());
-        d.needs = needs;
+        Some(Refusal {
+            rule: Builtin::Facts,
+            what: format!("{} without the facts its decision needs", d.what),
+            instead: "this is a provisional answer; the gate gathers the facts and decides again".into(),
+            skill: None,
+            required: Some(Required::Never),
+        })
     }
-    d.reasons = reasons;
-    d
 }
 
 /// The targets of every action a cooldown budget counts, keyed (with the remote host in front
@@ -991,14 +1122,17 @@ fn check_targets(tool: Tool, inv: &Invocation, req: &Request, findings: &mut Vec
         for t in &action.targets {
             match cooldown::key_of(t, req.remote_host.as_deref(), budgets) {
                 Ok(key) => charges.push(Charge { key, class }),
-                Err(why) => unnamed.push(Finding::new(
-                    Required::Tier(3),
-                    format!("{tool}.cooldown-target"),
-                    f.skill.clone(),
-                    format!("{} whose {} budget cannot count it ({why})", f.what, class),
-                    format!("cooldown: {why}, so the {class} budget cannot count it"),
-                    Some("name each container or service (docker restart api), or escalate to tier 3".into()),
-                )),
+                Err(why) => unnamed.push(
+                    Finding::new(
+                        Required::Tier(3),
+                        Builtin::CooldownTarget.id(tool),
+                        f.skill.clone(),
+                        format!("{} whose {} budget cannot count it ({why})", f.what, class),
+                        format!("cooldown: {why}, so the {class} budget cannot count it"),
+                        Some("name each container or service (docker restart api), or escalate to tier 3".into()),
+                    )
+                    .by(Builtin::CooldownTarget),
+                ),
             }
         }
     }
@@ -1071,7 +1205,7 @@ fn judge_part(
         let f = never(
             tool,
             policy,
-            "policy",
+            Builtin::Policy,
             format!("{} on {}", escape(&shown), escape(host)),
             format!(
                 "no {} policy was loaded to judge `{}` on {}",
@@ -1184,12 +1318,13 @@ fn judge_part(
             };
             format!("{} `{}`", kind.replace('-', " "), escape(&text))
         }
-        _ if d.rule == format!("{}.unclassified", d.tool) && d.tool == tool => escape(&shown).into_owned(),
+        _ if d.builtin == Some(Builtin::Unclassified) && d.tool == tool => escape(&shown).into_owned(),
         _ => d.what.clone(),
     };
     let mut reasons = d.reasons.clone();
-    // Name what the compose files come to, or why they are unknown.
-    if d.rule.starts_with("docker.compose.file-") {
+    // Name what the compose files come to, or why they are unknown, when a rule on what they
+    // come to decided.
+    if d.matched.iter().any(|m| crate::compose::FILE_MARKS.contains(&m.as_str())) {
         if !compose_found.is_empty() {
             what = format!("{what} ({})", escape(&compose_found.join("; ")));
         } else if let Some(why) = &compose_unread {
@@ -1210,6 +1345,8 @@ fn judge_part(
         format!("on {host_shown}: {}", reasons.join("; ")),
         d.instead.clone(),
     );
+    f.builtin = d.builtin;
+    f.matched.clone_from(&d.matched);
     // Where the part writes on the remote host (the remote side of the local-write model).
     let changes = matches!(d.required_tier, Required::Tier(n) if n >= 2);
     let workspaces: &[String] = host_cfg.map_or(&[], |h| h.workspaces.as_slice());
@@ -1224,10 +1361,14 @@ fn judge_part(
             };
             f = Finding::new(
                 required,
-                "ssh.remote-write".into(),
+                Builtin::RemoteWrite.id(tool),
                 d.skill.clone(),
                 format!("{doing} on {host_shown} ({})", escape(&why)),
-                rule_reason(required, "ssh.remote-write", &format!("{doing} on {host_shown}: {}", escape(&why))),
+                rule_reason(
+                    required,
+                    &Builtin::RemoteWrite.id(tool),
+                    &format!("{doing} on {host_shown}: {}", escape(&why)),
+                ),
                 Some(if required == Required::Tier(2) {
                     "tier 1 writes no file; read the output from standard output, or escalate to a tier 2 agent".to_string()
                 } else {
@@ -1235,7 +1376,8 @@ fn judge_part(
                         "write only inside {host_shown}'s workspaces (tiershim.yaml `remote.{host_shown}.workspaces`), below no hidden name, or escalate to tier 3"
                     )
                 }),
-            );
+            )
+            .by(Builtin::RemoteWrite);
         }
     }
     let p = PartDecision {
@@ -1346,12 +1488,12 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
         }
         Verdict::Refuse => {
             let instead = d.instead.as_deref().unwrap_or("ask an operator");
-            if d.rule.ends_with(".cooldown")
+            if d.builtin == Some(Builtin::Cooldown)
                 && let Some(spent) = d.cooldown.iter().find(|c| !c.allowed)
             {
                 return cooldown::refusal_line(skill, spent);
             }
-            if d.rule.ends_with(".cooldown-state") {
+            if d.builtin == Some(Builtin::CooldownState) {
                 return format!("[skill:{s}] REFUSED: {} — {instead}", d.what);
             }
             if let Some(v) = d.scope.as_ref().and_then(|r| r.violations.first().map(|v| (r.check, v))) {

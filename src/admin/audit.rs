@@ -251,10 +251,12 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
             _ => {}
         }
         let rule = str_of(&v, "rule");
+        use crate::policy::Builtin;
         if verdict == "refuse"
-            && [".cooldown", ".cooldown-state", ".cooldown-target"]
-                .iter()
-                .any(|s| rule.ends_with(s))
+            && matches!(
+                Builtin::of_id(rule),
+                Some(Builtin::Cooldown | Builtin::CooldownState | Builtin::CooldownTarget)
+            )
         {
             let spent: Vec<String> = v["cooldown"]["budgets"]
                 .as_array()

@@ -261,6 +261,198 @@ pub struct CommonFile {
 // ---------------------------------------------------------------------------------------------
 // Engine types
 
+/// The rules the engine applies itself, beside a policy's own. Their id is `<tool>.<name>`
+/// (`docker.scope`), except [`Builtin::RemoteWrite`] (always `ssh.remote-write`) and
+/// [`Builtin::KernelFence`] (`kernel-fence`, before any tool is judged). A policy's rule may not
+/// take one of these ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Builtin {
+    Unclassified,
+    Grammar,
+    Target,
+    Policy,
+    LocalWrite,
+    LocalFile,
+    AgentConfig,
+    RemoteEndpoint,
+    Pinned,
+    PinnedEnv,
+    CredentialHelper,
+    CredentialDestination,
+    Host,
+    Nested,
+    RemoteWrite,
+    Scope,
+    MaxFiles,
+    CooldownTarget,
+    CooldownState,
+    Cooldown,
+    Facts,
+    KernelFence,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 22] = [
+        Builtin::Unclassified,
+        Builtin::Grammar,
+        Builtin::Target,
+        Builtin::Policy,
+        Builtin::LocalWrite,
+        Builtin::LocalFile,
+        Builtin::AgentConfig,
+        Builtin::RemoteEndpoint,
+        Builtin::Pinned,
+        Builtin::PinnedEnv,
+        Builtin::CredentialHelper,
+        Builtin::CredentialDestination,
+        Builtin::Host,
+        Builtin::Nested,
+        Builtin::RemoteWrite,
+        Builtin::Scope,
+        Builtin::MaxFiles,
+        Builtin::CooldownTarget,
+        Builtin::CooldownState,
+        Builtin::Cooldown,
+        Builtin::Facts,
+        Builtin::KernelFence,
+    ];
+
+    /// The part of the id after the tool (`scope` in `docker.scope`).
+    pub fn name(self) -> &'static str {
+        self.describe().0
+    }
+
+    /// Its name, the tier it asks for (`never`, or the tier the finding names), and what it
+    /// refuses, in one line (`tiershim policy doc`).
+    pub fn describe(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Builtin::Unclassified => ("unclassified", "never", "a verb no rule of the policy names (unknown means never)"),
+            Builtin::Grammar => (
+                "grammar",
+                "never",
+                "a call the grammar cannot read: an unknown option, a missing value, nothing to name",
+            ),
+            Builtin::Target => (
+                "target",
+                "never",
+                "an action whose target the real tool could not work out (a probe failed)",
+            ),
+            Builtin::Policy => (
+                "policy",
+                "never",
+                "a part of an ssh remote command whose tool's policy was not loaded (a fault in the gate)",
+            ),
+            Builtin::LocalWrite => (
+                "local-write",
+                "2 or 3",
+                "a local file the call writes: tier 2 inside a workspace, tier 3 outside or for names the server chooses",
+            ),
+            Builtin::LocalFile => (
+                "local-file",
+                "never",
+                "a local file read from outside the working directory, hidden, a credential, or a write into a git directory or the install's files",
+            ),
+            Builtin::AgentConfig => (
+                "agent-config",
+                "never",
+                "configuration the real tool reads from a file the agent could have written, with a key that runs a program or redirects the call",
+            ),
+            Builtin::RemoteEndpoint => (
+                "remote-endpoint",
+                "never",
+                "an endpoint or credential helper named for a tool on a remote host",
+            ),
+            Builtin::Pinned => (
+                "pinned",
+                "never",
+                "an endpoint or setting in argv that differs from the one the operator pins",
+            ),
+            Builtin::PinnedEnv => (
+                "pinned-env",
+                "never",
+                "a variable in the environment that must match the operator's pin and does not",
+            ),
+            Builtin::CredentialHelper => (
+                "credential-helper",
+                "never",
+                "a git credential helper that is not this install's real gh",
+            ),
+            Builtin::CredentialDestination => (
+                "credential-destination",
+                "never",
+                "a call that would send a pinned credential somewhere other than the pinned destination",
+            ),
+            Builtin::Host => (
+                "host",
+                "never",
+                "an ssh host (destination, jump host) that tiershim.yaml `hosts:` does not list",
+            ),
+            Builtin::Nested => (
+                "nested",
+                "never",
+                "a call only a real tool makes (git-receive-pack, ssh's -J hop) whose parent is not that tool",
+            ),
+            Builtin::RemoteWrite => (
+                "remote-write",
+                "2 or 3",
+                "a write on an ssh host: tier 2 inside `remote.<host>.workspaces`, tier 3 elsewhere or where it really leads is unknown",
+            ),
+            Builtin::Scope => (
+                "scope",
+                "never",
+                "a change to a file the skills' path rules deny, or whose changed files cannot be worked out",
+            ),
+            Builtin::MaxFiles => (
+                "max-files",
+                "the next tier",
+                "a change of more files than the rule's `max_files` allows at this tier",
+            ),
+            Builtin::CooldownTarget => (
+                "cooldown-target",
+                "3",
+                "a restart or redeploy whose targets a budget cannot count (an id, a whole project)",
+            ),
+            Builtin::CooldownState => (
+                "cooldown-state",
+                "never",
+                "a budgeted call while the cooldown state file cannot be used",
+            ),
+            Builtin::Cooldown => ("cooldown", "never", "a restart or redeploy past its budget in the window"),
+            Builtin::Facts => (
+                "facts",
+                "never",
+                "a first decision that lacks the facts it needs (provisional; the gate gathers them)",
+            ),
+            Builtin::KernelFence => (
+                "kernel-fence",
+                "never",
+                "a call from a process outside the Landlock domain the install requires",
+            ),
+        }
+    }
+
+    /// The rule id for a call of `tool`.
+    pub fn id(self, tool: Tool) -> String {
+        match self {
+            Builtin::RemoteWrite => "ssh.remote-write".to_string(),
+            Builtin::KernelFence => "kernel-fence".to_string(),
+            other => format!("{tool}.{}", other.name()),
+        }
+    }
+
+    /// The built-in rule an id names, whatever its tool (`docker.cooldown`: [`Builtin::Cooldown`]).
+    pub fn of_id(id: &str) -> Option<Builtin> {
+        if id == "kernel-fence" {
+            return Some(Builtin::KernelFence);
+        }
+        let (tool, name) = id.split_once('.')?;
+        Tool::from_name(tool)?;
+        Builtin::ALL
+            .into_iter()
+            .find(|b| *b != Builtin::KernelFence && b.name() == name && (*b != Builtin::RemoteWrite || tool == "ssh"))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub id: String,
@@ -599,6 +791,13 @@ impl Policy {
             if !ids.insert(r.id.clone()) {
                 return Err(at("duplicate rule id".into()));
             }
+            if let Some(b) = Builtin::of_id(&r.id) {
+                return Err(at(format!(
+                    "`{}` is the id of a rule the gate applies itself ({}); choose another",
+                    r.id,
+                    b.describe().2
+                )));
+            }
             if r.verbs.is_empty() {
                 return Err(at("`verbs` is empty".into()));
             }
@@ -744,5 +943,36 @@ fn names(pattern: &str, var: &str) -> bool {
     match pattern.strip_suffix('*') {
         Some(prefix) => var.starts_with(prefix),
         None => pattern == var,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_rule_is_known_by_its_id_and_no_shipped_rule_takes_one() {
+        for b in Builtin::ALL {
+            for t in Tool::ALL {
+                let id = b.id(t);
+                assert_eq!(Builtin::of_id(&id), Some(b), "{id}");
+            }
+        }
+        assert_eq!(Builtin::of_id("docker.remote-write"), None);
+        assert_eq!(Builtin::of_id("docker.restart"), None);
+        assert_eq!(Builtin::of_id("nosuch.scope"), None);
+        for t in Tool::ALL {
+            let p = Policy::embedded(t).unwrap_or_else(|e| panic!("{e}"));
+            for r in &p.rules {
+                assert_eq!(Builtin::of_id(&r.id), None, "{}", r.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_policy_rule_cannot_take_a_built_in_id() {
+        let text = "tool: docker\nskill: s\nrules:\n  - id: docker.scope\n    verbs: [ps]\n    tier: 1\n";
+        let e = Policy::from_yaml(Tool::Docker, text, COMMON_YAML, "t.yaml".into()).err().map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| e.contains("docker.scope") && e.contains("the gate applies itself")), "{e:?}");
     }
 }
