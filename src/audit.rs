@@ -356,7 +356,7 @@ pub fn shown_args(args: &[String], inv: &crate::grammar::Invocation) -> Vec<Stri
         _ => redact_args(args),
     };
     // A tool's own secret-bearing forms (mysql's attached `-pSECRET`).
-    crate::grammar::redact(inv.tool, shown)
+    (inv.tool.spec().redact)(shown)
 }
 
 /// Append one record as one line. Opened `O_APPEND`, written with a single `write`, synced.

@@ -174,11 +174,6 @@ impl Needs {
     }
 }
 
-/// Whether the real tool reads configuration the gate judges before exec (git's).
-fn reads_config(tool: Tool) -> bool {
-    tool == Tool::Git
-}
-
 /// What the scope check of a decision looked at and found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScopeReport {
@@ -1089,7 +1084,7 @@ impl Judging<'_> {
                 self.needs.probes.push(i);
             }
         }
-        if reads_config(inv.tool) && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
+        if inv.tool.spec().git_config && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
             self.needs.config = true;
         }
         if self.needs.is_empty() {
@@ -1466,7 +1461,7 @@ pub fn not_found_line(skill: &str, tool: Tool, why: &str) -> String {
     format!(
         "[skill:{}] ERROR: No suitable tool found for {} ({})",
         escape(skill),
-        tool.capability(),
+        tool.spec().capability,
         escape(why)
     )
 }
@@ -1527,7 +1522,11 @@ pub fn render(d: &Decision, skill: &str, shown_args: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::{argv, parse};
+    use crate::grammar::argv;
+
+    fn parse(tool: Tool, args: &[String]) -> Invocation {
+        tool.spec().parse(args)
+    }
 
     fn ssh(words: &[&str]) -> Invocation {
         parse(Tool::Ssh, &argv(words))

@@ -319,5 +319,5 @@ fn exec_judged(real: &Path, j: &Judged, env: Vec<(OsString, OsString)>) -> Error
     let args = sealed.as_ref().map_or(&j.args, |s| &s.args);
     let sent = j.inv.remote.as_deref().map(|r| crate::grammar::remote::sent_args(args, r));
     let args = sent.as_ref().unwrap_or(args);
-    exec::exec(real, j.inv.tool, crate::grammar::prepend(j.inv.tool), args, env)
+    exec::exec(real, j.inv.tool, j.inv.tool.spec().prepend, args, env)
 }

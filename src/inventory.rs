@@ -115,14 +115,7 @@ pub const DOMAINS: &[DomainSpec] = &[
 /// does what the tool does (git works on the local repository; an ssh call belongs to the
 /// domain of the remote command that decided it, which the gate passes instead).
 pub fn domain_of(tool: Tool) -> Option<&'static DomainSpec> {
-    let id = match tool {
-        Tool::Gh => "git-github",
-        Tool::Tea => "git-gitea",
-        Tool::Docker => "container",
-        Tool::Psql | Tool::Mysql => "database",
-        Tool::Curl => "http",
-        Tool::Git | Tool::Ssh => return None,
-    };
+    let id = tool.spec().domain?;
     DOMAINS.iter().find(|d| d.id == id)
 }
 
@@ -296,7 +289,7 @@ impl crate::judge::Source for Representative<'_> {
 /// reported as a condition rather than run against a repository.
 fn judge(cfg: &InstallConfig, policy: &Policy, tool: Tool, name: &str, argv: &[&str], tier: u8, dry_run: bool) -> Result<Operation> {
     let args = grammar::argv(argv);
-    let inv = grammar::parse(tool, &args);
+    let inv = tool.spec().parse(&args);
     let mut req = Request {
         ceiling: cfg.tier,
         env_tier: Some(tier.to_string()),
@@ -379,10 +372,15 @@ mod tests {
     fn every_gated_tool_but_git_and_ssh_has_a_domain_and_every_operation_parses() {
         for t in Tool::ALL {
             assert_eq!(domain_of(t).is_some(), !matches!(t, Tool::Git | Tool::Ssh), "{t}");
+            // A tool's domain is one the inventory has, and lists it among its CLIs.
+            if let Some(id) = t.spec().domain {
+                let d = DOMAINS.iter().find(|d| d.id == id);
+                assert!(d.is_some_and(|d| d.clis.contains(&t)), "{t}: domain {id}");
+            }
         }
         for d in DOMAINS {
             for (name, tool, argv) in d.operations {
-                let inv = grammar::parse(*tool, &grammar::argv(argv));
+                let inv = tool.spec().parse(&grammar::argv(argv));
                 assert_eq!(inv.problem, None, "{} {name}", d.id);
             }
         }

@@ -36,6 +36,7 @@ pub mod sanitize;
 pub mod scope;
 pub mod script_input;
 pub mod skill;
+pub mod spec;
 pub mod suggest;
 pub mod tier;
 pub mod tool;

@@ -43,14 +43,15 @@ pub fn gather(tool: Tool, args: &[String], inv: Invocation, cwd: &Path) -> (Invo
     if inv.problem.is_some() {
         return (inv, None);
     }
-    let sources = grammar::sources(tool, args);
+    let spec = tool.spec();
+    let sources = (spec.sources)(args);
     if !sources.stdin && sources.files.is_empty() {
         return (inv, None);
     }
     let stdin = if sources.stdin { read_stdin() } else { Input::Unread };
     let files = sources.files.iter().map(|(path, _)| read_file(path, cwd)).collect();
     let inputs = Inputs { stdin, files };
-    let inv = grammar::parse_scripts(tool, args, &inputs);
+    let inv = (spec.parse)(args, &grammar::Contents::new(), &inputs);
     (inv, Some(Gathered { sources, inputs }))
 }
 
@@ -192,7 +193,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("q.sql"), "select 1;\n").unwrap();
         let args = argv(&["-Xfq.sql", "-l"]);
-        let inv = grammar::parse(Tool::Psql, &args);
+        let inv = Tool::Psql.spec().parse(&args);
         let (inv, g) = gather(Tool::Psql, &args, inv, dir.path());
         let g = g.unwrap();
         assert_eq!(inv.problem, None);
@@ -234,7 +235,7 @@ mod tests {
     #[test]
     fn calls_without_scripts_read_nothing() {
         let args = argv(&["-c", "select 1"]);
-        let inv = grammar::parse(Tool::Psql, &args);
+        let inv = Tool::Psql.spec().parse(&args);
         let (_, g) = gather(Tool::Psql, &args, inv, Path::new("/nonexistent"));
         assert!(g.is_none());
     }

@@ -1,5 +1,6 @@
-//! The gated tools. Every match on [`Tool`] is exhaustive, so adding a tool is a compile error
-//! until its grammar, policy file and environment list exist.
+//! The gated tools, by name. What the crate knows about each is in its `ToolSpec`
+//! (`crate::spec`, [`Tool::spec`]), reached through the one exhaustive match on [`Tool`]: adding
+//! a tool is a compile error there until its entry exists.
 
 use std::fmt;
 
@@ -28,7 +29,7 @@ impl Tool {
     ];
 
     /// The program name the tool is linked under. Exact names only.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Tool::Gh => "gh",
             Tool::Tea => "tea",
@@ -48,20 +49,6 @@ impl Tool {
     /// Every tool name, for messages (`gh, tea, docker, …`).
     pub fn names() -> String {
         Tool::ALL.map(Tool::name).join(", ")
-    }
-
-    /// The capability named in the "No suitable tool found" line.
-    pub fn capability(self) -> &'static str {
-        match self {
-            Tool::Gh => "GitHub",
-            Tool::Tea => "Gitea",
-            Tool::Docker => "containers",
-            Tool::Psql => "databases",
-            Tool::Mysql => "databases",
-            Tool::Curl => "HTTP",
-            Tool::Git => "git repositories",
-            Tool::Ssh => "remote hosts",
-        }
     }
 }
 

@@ -13,11 +13,8 @@
 //! I/O, gathered before `decide()`; it decides nothing. Only gh and docker calls look, and only
 //! a file in an untrusted place is read.
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-
-use crate::tool::Tool;
+use std::path::Path;
 
 /// gh keys that run a program or route its requests (`pkg/config`), at the top level or under a
 /// host in `hosts:`.
@@ -33,25 +30,6 @@ const DOCKER_KEYS: &[&str] = &[
     "currentContext",
     "aliases",
 ];
-
-/// What `tool` would read from a place the agent can write, one line each (`file: key`). Empty
-/// for every tool but gh and docker, and when everything it reads is the operator's.
-pub fn agent_written(tool: Tool, home: &Path, pins: &BTreeMap<String, String>, hardened: bool) -> Vec<String> {
-    match tool {
-        Tool::Gh => {
-            let dir = pins
-                .get("GH_CONFIG_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| home.join(".config/gh"));
-            gh(&dir, hardened)
-        }
-        Tool::Docker => {
-            let dir = pins.get("DOCKER_CONFIG").map(PathBuf::from).unwrap_or_else(|| home.join(".docker"));
-            docker(&dir, hardened)
-        }
-        Tool::Tea | Tool::Psql | Tool::Mysql | Tool::Curl | Tool::Git | Tool::Ssh => Vec::new(),
-    }
-}
 
 /// Writable by someone but its owner, or (hardened) not root's: someone else's, maybe the agent's.
 fn untrusted(p: &Path, hardened: bool) -> bool {
@@ -71,7 +49,9 @@ fn read(file: &Path) -> Option<String> {
     Some(text)
 }
 
-fn gh(dir: &Path, hardened: bool) -> Vec<String> {
+/// What of gh's configuration directory the agent could have written that runs a program or
+/// routes a request, one `file: key` line each (`ToolSpec::user_config`).
+pub fn gh(dir: &Path, hardened: bool) -> Vec<String> {
     let mut out = Vec::new();
     for name in ["config.yml", "hosts.yml"] {
         let file = dir.join(name);
@@ -106,7 +86,9 @@ fn gh(dir: &Path, hardened: bool) -> Vec<String> {
     out
 }
 
-fn docker(dir: &Path, hardened: bool) -> Vec<String> {
+/// What of docker's configuration directory the agent could have written that runs a program,
+/// retargets the daemon or renames a command, one `file: key` line each.
+pub fn docker(dir: &Path, hardened: bool) -> Vec<String> {
     let mut out = Vec::new();
     let file = dir.join("config.json");
     if agents(&file, hardened) {
@@ -138,6 +120,17 @@ fn docker(dir: &Path, hardened: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::Tool;
+    use std::collections::BTreeMap;
+
+    /// What the gate would find for `tool`, through its table (`ToolSpec::user_config`).
+    fn agent_written(tool: Tool, home: &Path, pins: &BTreeMap<String, String>, hardened: bool) -> Vec<String> {
+        tool.spec()
+            .user_config
+            .as_ref()
+            .map(|u| u.agent_written(home, pins, hardened))
+            .unwrap_or_default()
+    }
     use std::os::unix::fs::PermissionsExt;
 
     fn chmod(p: &Path, mode: u32) {

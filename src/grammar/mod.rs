@@ -415,58 +415,6 @@ impl Invocation {
     }
 }
 
-/// Parse argv (without the program name) for `tool`, without the scripts it would read.
-pub fn parse(tool: Tool, args: &[String]) -> Invocation {
-    parse_with(tool, args, &Contents::new())
-}
-
-/// Parse again with the contents of the files the first parse asked for ([`LocalFile::content`]):
-/// request bodies, header files and GraphQL documents change what the call does.
-pub fn parse_with(tool: Tool, args: &[String], contents: &Contents) -> Invocation {
-    match tool {
-        Tool::Gh => gh::parse_with(args, contents),
-        Tool::Curl => curl::parse_with(args, contents),
-        Tool::Tea => tea::parse(args),
-        Tool::Docker => docker::parse(args),
-        Tool::Psql => psql::parse(args),
-        Tool::Mysql => mysql::parse(args),
-        Tool::Git => git::parse(args),
-        Tool::Ssh => ssh::parse(args),
-    }
-}
-
-/// Parse argv for `tool` with the scripts it runs (`psql -f`, stdin) as the gate read them
-/// ([`Sources`], `script_input`). Without them a script is an `unread` action the policy never
-/// allows.
-pub fn parse_scripts(tool: Tool, args: &[String], inputs: &Inputs) -> Invocation {
-    match tool {
-        Tool::Psql => psql::parse_with(args, inputs),
-        Tool::Mysql => mysql::parse_with(args, inputs),
-        Tool::Git => git::parse_with(args, inputs),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Ssh => parse(tool, args),
-    }
-}
-
-/// The scripts a call would read, for the gate to read first (`script_input`). Empty for tools
-/// that read none, and for calls the grammar cannot parse (they are refused anyway).
-pub fn sources(tool: Tool, args: &[String]) -> Sources {
-    match tool {
-        Tool::Psql => psql::sources(args),
-        Tool::Mysql => mysql::sources(args),
-        Tool::Git => git::sources(args),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Curl | Tool::Ssh => Sources::default(),
-    }
-}
-
-/// argv for logs, after the shared redaction: what only the tool's own grammar can tell is a
-/// secret (mysql's attached `-pSECRET`).
-pub fn redact(tool: Tool, args: Vec<String>) -> Vec<String> {
-    match tool {
-        Tool::Mysql => mysql::redact(&args),
-        Tool::Gh | Tool::Tea | Tool::Docker | Tool::Psql | Tool::Curl | Tool::Git | Tool::Ssh => args,
-    }
-}
-
 /// Where a call's scripts come from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sources {
@@ -495,22 +443,6 @@ pub enum Input {
     Text(String),
     /// Could not be read, or is not text the gate can judge; the reason.
     Failed(String),
-}
-
-/// Hardening arguments a grammar declares, inserted before the caller's argv at exec
-/// (curl's `-q` must be argv[1] to disable `.curlrc`; psql's `-X` skips `psqlrc`; ssh's `-F`
-/// names the only configuration file it may read).
-pub fn prepend(tool: Tool) -> &'static [&'static str] {
-    match tool {
-        Tool::Curl => curl::PREPEND,
-        Tool::Psql => psql::PREPEND,
-        Tool::Mysql => mysql::PREPEND,
-        Tool::Gh => gh::PREPEND,
-        Tool::Tea => tea::PREPEND,
-        Tool::Docker => docker::PREPEND,
-        Tool::Git => git::PREPEND,
-        Tool::Ssh => ssh::PREPEND,
-    }
 }
 
 /// Convenience for tests: turn `&["a", "b"]` into owned argv.

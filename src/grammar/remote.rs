@@ -21,16 +21,20 @@ use crate::grammar::{self, Access, Action, Claim, Invocation, sudo, systemd};
 use crate::sanitize::redact_args;
 use crate::tool::Tool;
 
+/// A grammar's reading of argv alone.
+pub type Parse = fn(&[String]) -> Invocation;
+
 /// Programs judged by a gated tool's own grammar, with the words put in front of their
-/// arguments (`docker-compose x` is `docker compose x`).
-pub const TOOLS: &[(&str, Tool, &[&str])] = &[
-    ("docker", Tool::Docker, &[]),
-    ("docker-compose", Tool::Docker, &["compose"]),
-    ("psql", Tool::Psql, &[]),
-    ("mysql", Tool::Mysql, &[]),
-    ("mariadb", Tool::Mysql, &[]),
-    ("curl", Tool::Curl, &[]),
-    ("git", Tool::Git, &[]),
+/// arguments (`docker-compose x` is `docker compose x`). Each tool's `ToolSpec::remote` names
+/// the same programs (`crate::spec`, checked by a test).
+pub const TOOLS: &[(&str, Tool, &[&str], Parse)] = &[
+    ("docker", Tool::Docker, &[], grammar::docker::parse),
+    ("docker-compose", Tool::Docker, &["compose"], grammar::docker::parse),
+    ("psql", Tool::Psql, &[], grammar::psql::parse),
+    ("mysql", Tool::Mysql, &[], grammar::mysql::parse),
+    ("mariadb", Tool::Mysql, &[], grammar::mysql::parse),
+    ("curl", Tool::Curl, &[], grammar::curl::parse),
+    ("git", Tool::Git, &[], grammar::git::parse),
 ];
 
 /// The commands git runs on the other end of an ssh transport (`connect.c`), always as the
@@ -253,10 +257,10 @@ fn judge(words: &[String]) -> Judged {
             _ => plain(run(words)),
         };
     }
-    if let Some((_, tool, prefix)) = TOOLS.iter().find(|(name, _, _)| *name == program) {
+    if let Some((_, _, prefix, parse)) = TOOLS.iter().find(|(name, _, _, _)| *name == program) {
         let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
         argv.extend(args.iter().cloned());
-        return plain(grammar::parse(*tool, &argv));
+        return plain(parse(&argv));
     }
     plain(match program {
         "systemctl" => systemd::systemctl(args),

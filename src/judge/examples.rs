@@ -56,13 +56,13 @@ impl Source for Clean {
 /// Every policy an example of `tool`'s policy may need besides its own: for ssh, the policy of
 /// each gated tool a remote command can run (`grammar::remote::TOOLS`); for the others, none.
 pub fn remote_policies(tool: Tool, override_dir: Option<&Path>) -> Result<BTreeMap<Tool, Policy>> {
-    match tool {
-        Tool::Ssh => super::policies(
-            grammar::remote::TOOLS.iter().map(|(_, t, _)| *t).filter(|t| *t != Tool::Ssh),
-            override_dir,
-        ),
-        _ => Ok(BTreeMap::new()),
+    if !tool.spec().remote_commands {
+        return Ok(BTreeMap::new());
     }
+    super::policies(
+        Tool::ALL.into_iter().filter(|t| *t != tool && !t.spec().remote.is_empty()),
+        override_dir,
+    )
 }
 
 /// Every disagreement, one line each (empty when the examples hold).
@@ -189,7 +189,7 @@ pub fn run_endpoint_examples(policy: &Policy) -> Vec<String> {
 /// Judge an example as the gate would, with the facts of a clean call ([`Clean`]). `ex` says
 /// what the example's stdin and compose file hold and what tiershim.yaml says of its host.
 fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &Examples) -> Decision {
-    let mut inv = grammar::parse_scripts(policy.tool, argv, &ex.inputs);
+    let mut inv = (policy.tool.spec().parse)(argv, &grammar::Contents::new(), &ex.inputs);
     // The example's compose file, as the gate would have read it from /srv/app, and whether
     // the agent could change it.
     if ex.compose.is_some() || ex.compose_changeable {

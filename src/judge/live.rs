@@ -113,12 +113,19 @@ pub fn real_env(
 /// A `gh api` call with its placeholders filled, once for every repository gh could pick: the
 /// actions of all of them, so the strictest decides. A fill that fails, or a filled call the
 /// grammar cannot read, is the call's problem.
-pub(super) fn gh_filled(cfg: &InstallConfig, args: &[String], contents: &grammar::Contents, cwd: &Path, first: Invocation) -> Invocation {
+pub(super) fn gh_filled(
+    cfg: &InstallConfig,
+    args: &[String],
+    contents: &grammar::Contents,
+    cwd: &Path,
+    first: Invocation,
+    fill_with: crate::spec::Fill,
+) -> Invocation {
     let git = gate_git(cfg);
     let pinned = cfg.env.get("GH_REPO").map(String::as_str);
     let mut out: Option<Invocation> = None;
     for fill in facts::gh_fills(git.as_ref(), cwd, pinned) {
-        let inv = grammar::gh::parse_filled(args, contents, Some(&fill));
+        let inv = fill_with(args, contents, Some(&fill));
         if inv.problem.is_some() {
             return inv;
         }

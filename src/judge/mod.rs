@@ -177,10 +177,8 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
     };
     // gh and docker read per-user configuration that can run programs: from the tool home, or
     // a pinned GH_CONFIG_DIR / DOCKER_CONFIG. What of it the agent can write refuses the call.
-    let agent_config = match cfg.tool_home.as_deref() {
-        Some(home) if matches!(inv.tool, Tool::Gh | Tool::Docker) => {
-            crate::tool_config::agent_written(inv.tool, home, &cfg.env, cfg.hardened)
-        }
+    let agent_config = match (cfg.tool_home.as_deref(), &inv.tool.spec().user_config) {
+        (Some(home), Some(user)) => user.agent_written(home, &cfg.env, cfg.hardened),
         _ => Vec::new(),
     };
     Request {
@@ -214,7 +212,8 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
 /// compose project of a service argv does not name (`crate::compose`). Calls that name no file
 /// and no placeholder pay for nothing more than the parse.
 pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) -> (Invocation, crate::files::LocalFacts) {
-    let inv = grammar::parse(tool, args);
+    let spec = tool.spec();
+    let inv = spec.parse(args);
     let (mut inv, facts, contents) = if inv.files.is_empty() {
         let facts = crate::files::LocalFacts {
             workdir: Some(cwd.to_path_buf()),
@@ -226,11 +225,13 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
         if contents.is_empty() {
             (inv, facts, contents)
         } else {
-            (grammar::parse_with(tool, args, &contents), facts, contents)
+            ((spec.parse)(args, &contents, &grammar::Inputs::default()), facts, contents)
         }
     };
-    if tool == Tool::Gh && inv.actions.iter().any(|a| a.has(grammar::gh::PLACEHOLDER)) {
-        inv = live::gh_filled(cfg, args, &contents, cwd, inv);
+    if let Some(fill) = spec.fill
+        && inv.actions.iter().any(|a| a.has(grammar::gh::PLACEHOLDER))
+    {
+        inv = live::gh_filled(cfg, args, &contents, cwd, inv, fill);
     }
     // What the compose files of a `compose up` ask for (privileged services, host binds, …).
     for a in &mut inv.actions {

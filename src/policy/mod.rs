@@ -511,19 +511,6 @@ pub struct Policy {
     pub endpoints_source: String,
 }
 
-fn embedded_json(tool: Tool) -> &'static str {
-    match tool {
-        Tool::Gh => include_str!(concat!(env!("OUT_DIR"), "/policy/gh.json")),
-        Tool::Tea => include_str!(concat!(env!("OUT_DIR"), "/policy/tea.json")),
-        Tool::Docker => include_str!(concat!(env!("OUT_DIR"), "/policy/docker.json")),
-        Tool::Psql => include_str!(concat!(env!("OUT_DIR"), "/policy/psql.json")),
-        Tool::Mysql => include_str!(concat!(env!("OUT_DIR"), "/policy/mysql.json")),
-        Tool::Curl => include_str!(concat!(env!("OUT_DIR"), "/policy/curl.json")),
-        Tool::Git => include_str!(concat!(env!("OUT_DIR"), "/policy/git.json")),
-        Tool::Ssh => include_str!(concat!(env!("OUT_DIR"), "/policy/ssh.json")),
-    }
-}
-
 const COMMON_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/common.json"));
 const ENDPOINTS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/endpoints.json"));
 /// The shipped endpoint rules, examples included.
@@ -532,24 +519,7 @@ const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
 
 /// Whether `tool` sends HTTP requests that endpoint rules judge.
 pub fn uses_endpoints(tool: Tool) -> bool {
-    match tool {
-        Tool::Curl | Tool::Gh => true,
-        Tool::Tea | Tool::Docker | Tool::Psql | Tool::Mysql | Tool::Git | Tool::Ssh => false,
-    }
-}
-
-/// The shipped YAML, examples included (for `policy check` and the tests).
-pub fn embedded_yaml(tool: Tool) -> &'static str {
-    match tool {
-        Tool::Gh => include_str!("../../policy/gh.yaml"),
-        Tool::Tea => include_str!("../../policy/tea.yaml"),
-        Tool::Docker => include_str!("../../policy/docker.yaml"),
-        Tool::Psql => include_str!("../../policy/psql.yaml"),
-        Tool::Mysql => include_str!("../../policy/mysql.yaml"),
-        Tool::Curl => include_str!("../../policy/curl.yaml"),
-        Tool::Git => include_str!("../../policy/git.yaml"),
-        Tool::Ssh => include_str!("../../policy/ssh.yaml"),
-    }
+    tool.spec().endpoints
 }
 
 pub const COMMON_YAML: &str = include_str!("../../policy/common.yaml");
@@ -652,7 +622,7 @@ impl Policy {
     /// The embedded rules for `tool` (pre-parsed) with `common` as the common part.
     fn embedded_rules(tool: Tool, common: &CommonFile) -> Result<Policy> {
         let source = format!("(embedded)/{}.yaml", tool.name());
-        let file: PolicyFile = serde_json::from_str(embedded_json(tool)).map_err(|e| policy_err(&source, e.to_string()))?;
+        let file: PolicyFile = serde_json::from_str(tool.spec().compiled).map_err(|e| policy_err(&source, e.to_string()))?;
         let mut p = Policy::validate(tool, file, common, source)?;
         if uses_endpoints(tool) {
             let f: endpoints::EndpointsFile =
@@ -665,7 +635,7 @@ impl Policy {
 
     /// The embedded policy parsed from its YAML, examples included.
     pub fn embedded_with_examples(tool: Tool) -> Result<Policy> {
-        let mut p = Policy::from_yaml(tool, embedded_yaml(tool), COMMON_YAML, format!("(embedded)/{}.yaml", tool.name()))?;
+        let mut p = Policy::from_yaml(tool, tool.spec().policy, COMMON_YAML, format!("(embedded)/{}.yaml", tool.name()))?;
         p.set_endpoints_yaml(ENDPOINTS_YAML, ENDPOINTS_EMBEDDED)?;
         Ok(p)
     }
@@ -972,7 +942,13 @@ mod tests {
     #[test]
     fn a_policy_rule_cannot_take_a_built_in_id() {
         let text = "tool: docker\nskill: s\nrules:\n  - id: docker.scope\n    verbs: [ps]\n    tier: 1\n";
-        let e = Policy::from_yaml(Tool::Docker, text, COMMON_YAML, "t.yaml".into()).err().map(|e| e.to_string());
-        assert!(e.as_deref().is_some_and(|e| e.contains("docker.scope") && e.contains("the gate applies itself")), "{e:?}");
+        let e = Policy::from_yaml(Tool::Docker, text, COMMON_YAML, "t.yaml".into())
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.contains("docker.scope") && e.contains("the gate applies itself")),
+            "{e:?}"
+        );
     }
 }

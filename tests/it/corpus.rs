@@ -186,7 +186,10 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
     }
     match case.verdict.as_str() {
         "allow" => {
-            let mut want: Vec<String> = tiershim::grammar::prepend(tiershim::tool::Tool::from_name(tool).ok_or("tool")?)
+            let mut want: Vec<String> = tiershim::tool::Tool::from_name(tool)
+                .ok_or("tool")?
+                .spec()
+                .prepend
                 .iter()
                 .map(|s| s.to_string())
                 .collect();

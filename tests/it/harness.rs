@@ -9,7 +9,16 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub const TOOLS: [&str; 8] = ["gh", "tea", "docker", "psql", "mysql", "curl", "git", "ssh"];
+/// The gated tools' names, from the crate's table of tools (`tiershim::spec`).
+pub const TOOLS: [&str; tiershim::tool::Tool::ALL.len()] = {
+    let mut names = [""; tiershim::tool::Tool::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = tiershim::tool::Tool::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tiershim"))

@@ -248,14 +248,16 @@ pub fn workspaces(r: &mut Report, _inst: &Install, t: &Tier) {
     }
 }
 
-/// gh's and docker's configuration, as the gate looks at it before each call: what of it the
+/// The per-user configuration of the tools that read one (gh's, docker's), as the gate looks at
+/// it before each call: what of it the
 /// agent could have written that runs a program or redirects a call.
 pub fn tool_configs(r: &mut Report, inst: &Install, t: &Tier) {
     let Some(cfg) = &t.cfg else { return };
     let Some(home) = cfg.tool_home.as_deref() else { return };
     let hardened = inst.hardened.is_some();
-    for tool in [Tool::Gh, Tool::Docker] {
-        let found = crate::tool_config::agent_written(tool, home, &cfg.env, hardened);
+    for tool in Tool::ALL {
+        let Some(user) = &tool.spec().user_config else { continue };
+        let found = user.agent_written(home, &cfg.env, hardened);
         if found.is_empty() {
             r.ok(Area::Tool(tool), format!("{tool} reads no configuration the agent can change"));
         }
