@@ -7,7 +7,6 @@
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -17,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::grammar::remote::{self, Remote};
 use crate::policy::{Required, ScopeKind};
 use crate::sanitize::{escape, redact_args};
+use crate::time::rfc3339;
 use crate::tool::Tool;
 
 /// A variable the gate changed before exec.
@@ -504,53 +504,10 @@ pub fn journald(rec: &AuditRecord) {
     });
 }
 
-/// RFC 3339 UTC with microseconds, without a date library.
-pub fn rfc3339(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_micros()
-    )
-}
-
 pub fn path_string(p: &Path) -> String {
     crate::sanitize::escape(&p.to_string_lossy()).into_owned()
 }
 
 pub fn self_exe() -> PathBuf {
     std::fs::read_link("/proc/self/exe").unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn rfc3339_formats_utc() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000000Z");
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_micros(1_795_000_000_123_456)),
-            "2026-11-18T11:06:40.123456Z"
-        );
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00.000000Z"
-        );
-    }
 }

@@ -39,6 +39,7 @@ pub mod skill;
 pub mod spec;
 pub mod suggest;
 pub mod tier;
+pub mod time;
 pub mod tool;
 pub mod tool_config;
 pub mod vet;

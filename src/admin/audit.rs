@@ -11,11 +11,11 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::audit::rfc3339;
 use crate::context::Context;
 use crate::exit::Exit;
 use crate::install::InstallConfig;
 use crate::sanitize::escape;
+use crate::time::rfc3339;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -147,7 +147,7 @@ fn parse_since(s: &str, now: SystemTime) -> Result<String, String> {
         let t = now.checked_sub(Duration::from_secs(secs)).ok_or("the age reaches before 1970")?;
         return Ok(rfc3339(t));
     }
-    match crate::cooldown::parse_time(s) {
+    match crate::time::parse_time(s) {
         Ok(_) => Ok(s.to_string()),
         Err(_) => Err("not an RFC 3339 time (2026-11-22T10:00:00Z) or an age (90m, 4h, 2d)".into()),
     }
@@ -181,7 +181,7 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         since: since.map(str::to_string),
         ..Report::default()
     };
-    let since_time = since.and_then(|s| crate::cooldown::parse_time(s).ok());
+    let since_time = since.and_then(|s| crate::time::parse_time(s).ok());
     for (i, raw) in text.split(|b| *b == b'\n').enumerate() {
         if raw.is_empty() {
             continue;
@@ -215,7 +215,7 @@ fn report(file: &str, text: &[u8], since: Option<&str>, expected_exe: Option<&st
         // Compared as times, not text (`10:00:00.5Z` is after `10:00:00Z`); a record whose time
         // cannot be placed is odd, and left out of a report from a given time.
         if let Some(s) = since_time {
-            match crate::cooldown::parse_time(str_of(&v, "time")) {
+            match crate::time::parse_time(str_of(&v, "time")) {
                 Ok(t) if t < s => continue,
                 Ok(_) => {}
                 Err(_) => {

@@ -190,7 +190,7 @@ fn show(ctx: &Context, a: &Args, path: &Path, budgets: &Budgets) -> Exit {
             let mut times: Vec<String> = state
                 .in_window(service, class, b.window, ctx.now)
                 .into_iter()
-                .map(cooldown::format_time)
+                .map(crate::time::format_time)
                 .collect();
             times.sort();
             rows.push(Row {
@@ -202,7 +202,7 @@ fn show(ctx: &Context, a: &Args, path: &Path, budgets: &Budgets) -> Exit {
                 next_allowed: if st.allowed {
                     Some("now".into())
                 } else {
-                    st.next_allowed.map(cooldown::format_time)
+                    st.next_allowed.map(crate::time::format_time)
                 },
                 times,
             });
@@ -211,7 +211,7 @@ fn show(ctx: &Context, a: &Args, path: &Path, budgets: &Budgets) -> Exit {
     let report = Report {
         state: path.display().to_string(),
         budgets: budgets.source.clone(),
-        now: cooldown::format_time(ctx.now),
+        now: crate::time::format_time(ctx.now),
         services: rows,
     };
     if a.json {

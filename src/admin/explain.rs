@@ -286,7 +286,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         for c in &d.cooldown {
             let next = c
                 .next_allowed
-                .map(|t| format!("; next allowed at {}", crate::cooldown::format_time(t)))
+                .map(|t| format!("; next allowed at {}", crate::time::format_time(t)))
                 .unwrap_or_default();
             println!(
                 "cooldown:       {} {}: {}, this call adds {}{}{next}",

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use crate::audit;
 use crate::context::Context;
 use crate::exit::Exit;
 use crate::install::InstallConfig;
@@ -41,7 +40,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         &cfg,
         ctx.var("CLAUDEOPS_TIER").as_deref(),
         ctx.var("CLAUDEOPS_DRY_RUN").as_deref(),
-        &audit::rfc3339(ctx.now),
+        &crate::time::rfc3339(ctx.now),
     ) {
         Ok(i) => i,
         Err(e) => {

@@ -218,8 +218,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cooldown::{Charge, evaluate, parse_time};
+    use crate::cooldown::{Charge, evaluate};
     use crate::policy::cooldown::Class;
+    use crate::time::parse_time;
 
     #[test]
     fn a_recorded_count_is_written_and_can_be_taken_back() {

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
-use tiershim::cooldown::{format_time, parse_time};
+use tiershim::time::{format_time, parse_time};
 
 use crate::harness::{Run, TestEnv, bin};
 
