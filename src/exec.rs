@@ -187,7 +187,7 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
         match nix::unistd::execve(&path, &argv, &envp) {
             // The file is open for writing somewhere (being installed, or inherited by a child
             // another thread forked mid-write): the same binary, briefly. Wait, then try again.
-            Err(nix::errno::Errno::ETXTBSY) if tries < BUSY_RETRIES => {
+            Err(nix::errno::Errno::ETXTBSY) if tries < crate::harden::BUSY_RETRIES => {
                 tries += 1;
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
@@ -196,9 +196,6 @@ pub fn exec(real: &Path, tool: Tool, prepend: &[&str], args: &[String], env: Vec
         }
     }
 }
-
-/// How often an exec that fails with ETXTBSY is tried again, 10 ms apart.
-pub const BUSY_RETRIES: u32 = 50;
 
 #[cfg(test)]
 mod tests {

@@ -26,6 +26,9 @@ use nix::unistd::Gid;
 
 use crate::error::{Error, Result};
 
+/// How often an exec that fails with ETXTBSY is tried again, 10 ms apart.
+pub const BUSY_RETRIES: u32 = 50;
+
 /// Does this process hold a group its caller does not have (effective or saved gid differs
 /// from the real gid)? True only when tiershim was executed through its setgid bit.
 pub fn held() -> bool {
@@ -79,7 +82,7 @@ pub fn exec_as_caller(real: &Path, argv: &[CString], envp: &[CString]) -> Error 
     loop {
         match nix::unistd::execveat(&file, empty, argv, envp, AtFlags::AT_EMPTY_PATH) {
             // As in `exec::exec`: a file briefly open for writing elsewhere.
-            Err(nix::errno::Errno::ETXTBSY) if tries < crate::exec::BUSY_RETRIES => {
+            Err(nix::errno::Errno::ETXTBSY) if tries < BUSY_RETRIES => {
                 tries += 1;
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
