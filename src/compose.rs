@@ -14,27 +14,18 @@
 //! that needs interpolation it does not do (`name: ${X}`) leaves the project [`Project::Unknown`],
 //! and below tier 3 such a call is refused. On a remote host the project is the base name of the
 //! directory (`cd /srv/shop && docker compose …`, or an absolute `-f`), and a remote compose
-//! file's `name:` or `.env` is not seen ([`resolve_remote`]); the files of a remote `compose up`
-//! are read over ssh by `crate::remote_facts` and judged with [`judge_read`].
+//! file's `name:` or `.env` is not seen (`crate::grammar::compose::resolve_remote`, which needs
+//! no file); the files of a remote `compose up` are read over ssh by `crate::remote_facts` and
+//! judged with [`judge_read`].
 //!
 //! Must not: write anything, or run anything.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
+use crate::grammar::compose::Judged;
+use crate::grammar::compose::{from_dir, lexical, normalize, shown};
 use crate::grammar::{ComposeFiles, Invocation, Project, Target};
 use crate::sanitize::escape;
-
-/// The mark of a `compose up` in an ssh command whose files the gate has not read over ssh (or
-/// could not): it may start anything.
-pub const REMOTE: &str = "compose-remote";
-/// The files ask for something `docker run` needs tier 3 for.
-pub const ESCALATES: &str = "compose-escalates";
-/// The agent can change the files (or a bind source).
-pub const WRITABLE: &str = "compose-writable";
-/// The files could not be read or parsed.
-pub const UNREAD: &str = "compose-unread";
-/// The marks a `compose up` gets from what its files come to (or from not reading them).
-pub const FILE_MARKS: [&str; 4] = [ESCALATES, WRITABLE, REMOTE, UNREAD];
 
 /// Compose's default file names, in its order of preference.
 pub(crate) const DEFAULT_FILES: &[&str] = &["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
@@ -47,35 +38,6 @@ pub(crate) const OVERRIDE_FILES: &[&str] = &[
 ];
 /// Files larger than this are not read: a project name is at the top of a small file.
 pub(crate) const MAX_READ: u64 = 1 << 20;
-
-/// Compose's `NormalizeProjectName`: lower-case, keep `[a-z0-9_-]`, trim leading `_` and `-`.
-pub fn normalize(s: &str) -> String {
-    let kept: String = s
-        .to_lowercase()
-        .chars()
-        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-'))
-        .collect();
-    kept.trim_start_matches(['_', '-']).to_string()
-}
-
-/// How a project is worked out from `--project-directory`, `-f` and `--env-file`.
-pub type Resolver<'a> = &'a dyn Fn(&ComposeFiles) -> Result<String, String>;
-
-/// Replace every [`Project::Implied`] in the call's targets with what `resolve` makes of it.
-pub fn resolve_targets(inv: &mut Invocation, resolve: Resolver) {
-    for action in &mut inv.actions {
-        for t in &mut action.targets {
-            if let Target::Service { project, .. } = t
-                && let Project::Implied(files) = project
-            {
-                *project = match resolve(files) {
-                    Ok(p) => Project::Named(p),
-                    Err(why) => Project::Unknown(why),
-                };
-            }
-        }
-    }
-}
 
 /// Give every compose service target of the call the `container_name:` its compose files set
 /// (read on the local host from `cwd`, as compose reads them), so that `compose restart api`
@@ -266,18 +228,6 @@ pub fn resolve_local(cwd: &Path, f: &ComposeFiles) -> Result<String, String> {
     from_dir(&layout.base(&files, cwd))
 }
 
-/// What the files a local `compose up` reads come to.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Judged {
-    /// What they ask for that `docker run` needs tier 3 or more for, one line each
-    /// (`service web: privileged`).
-    pub escalates: Vec<String>,
-    /// What of it the agent can change (a compose file, `.env`, the project directory where it
-    /// could add an override file, a bind source): then the agent, not the operator, decides
-    /// what `compose up` starts.
-    pub changeable: Vec<String>,
-}
-
 /// [`file_marks_with`] with the caller's real permissions (`access(2)`, which uses the real
 /// uid and gid: in a hardened install the agent's, not the gate's group).
 pub fn file_marks(cwd: &Path, f: &ComposeFiles) -> Result<Judged, String> {
@@ -432,26 +382,6 @@ pub fn judge_read(text: &str, base: &Path) -> Result<(Vec<String>, Vec<Bind>), S
     let mut binds = Vec::new();
     judge_file(&doc, base, &mut out, &mut binds);
     Ok((out, binds))
-}
-
-/// Mark a `compose up` by what its files come to: `compose-escalates`, `compose-writable`, or
-/// `compose-unread` when they could not be read.
-pub fn mark(a: &mut crate::grammar::Action, found: &Result<Judged, String>) {
-    match found {
-        Ok(j) => {
-            if !j.escalates.is_empty() {
-                a.add(ESCALATES);
-            }
-            if !j.changeable.is_empty() {
-                a.add(WRITABLE);
-                // What the agent can change, named (file and key) in a refusal.
-                for c in &j.changeable {
-                    a.add(format!("{WRITABLE}: {c}"));
-                }
-            }
-        }
-        Err(_) => a.add(UNREAD),
-    }
 }
 
 /// A YAML value compose-go reads as true (`true`, `yes`, `on`, `y`, `1`, in any case), or one
@@ -675,44 +605,6 @@ fn text_of(v: &serde_yaml_ng::Value) -> String {
     }
 }
 
-/// The project name on a remote host, from what the command shows: `-p` is handled by the
-/// grammar; here the directory is `--project-directory`, else that of the first `-f`, else the
-/// `cd` in front of the command. Relative paths are taken from the `cd`.
-pub fn resolve_remote(cd: Option<&str>, dir: &Option<String>, files: &[String]) -> Result<String, String> {
-    let join = |p: &str| -> Option<PathBuf> {
-        if p.starts_with('/') {
-            Some(lexical(Path::new(p)))
-        } else {
-            cd.map(|c| lexical(&Path::new(c).join(p)))
-        }
-    };
-    let unknown = || {
-        "on a remote host the gate cannot tell the compose project; name it with -p, or cd into its directory in front (cd /srv/shop && docker compose …)"
-            .to_string()
-    };
-    let project_dir = match (dir, files.first()) {
-        (Some(d), _) => join(d).ok_or_else(unknown)?,
-        (None, Some(f)) => join(f).and_then(|f| f.parent().map(Path::to_path_buf)).ok_or_else(unknown)?,
-        (None, None) => lexical(Path::new(cd.ok_or_else(unknown)?)),
-    };
-    from_dir(&project_dir).map_err(|_| unknown())
-}
-
-/// The normalised base name of a project directory.
-fn from_dir(dir: &Path) -> Result<String, String> {
-    match dir.components().next_back() {
-        Some(Component::Normal(n)) => {
-            let n = normalize(&n.to_string_lossy());
-            if n.is_empty() {
-                Err(format!("the directory {} gives no compose project name", shown(dir)))
-            } else {
-                Ok(n)
-            }
-        }
-        _ => Err(format!("the directory {} gives no compose project name", shown(dir))),
-    }
-}
-
 /// Compose's search for a default file: the first default name in `start`, then in each parent.
 fn search(start: &Path) -> Result<Vec<PathBuf>, String> {
     let mut dir = Some(start);
@@ -769,27 +661,6 @@ pub(crate) fn dotenv(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// `.` and `..` resolved by text, as compose does with `filepath.Abs`/`Clean`.
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-fn shown(p: &Path) -> String {
-    escape(&p.to_string_lossy()).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -805,14 +676,6 @@ mod tests {
                 env_files: s(env_files),
             },
         )
-    }
-
-    #[test]
-    fn normalize_is_composes() {
-        assert_eq!(normalize("My App.v2"), "myappv2");
-        assert_eq!(normalize("__-shop"), "shop");
-        assert_eq!(normalize("web_1-x"), "web_1-x");
-        assert_eq!(normalize("ÄÖ"), "");
     }
 
     #[test]
@@ -1064,22 +927,5 @@ mod tests {
         if nix::unistd::getuid().as_raw() != 0 {
             assert!(!agent_can_change(Path::new("/etc/passwd")));
         }
-    }
-
-    #[test]
-    fn remote_projects_come_from_the_cd_or_an_absolute_path() {
-        let r = |cd, dir: Option<&str>, files: &[&str]| {
-            resolve_remote(cd, &dir.map(String::from), &files.iter().map(|x| x.to_string()).collect::<Vec<_>>())
-        };
-        assert_eq!(r(Some("/srv/media"), None, &[]), Ok("media".into()));
-        assert_eq!(r(Some("apps/Media"), None, &[]), Ok("media".into()));
-        assert_eq!(r(None, None, &["/srv/shop/compose.yaml"]), Ok("shop".into()));
-        assert_eq!(r(Some("/srv"), None, &["shop/compose.yaml"]), Ok("shop".into()));
-        assert_eq!(r(Some("/srv/x"), Some("../shop"), &[]), Ok("shop".into()));
-        assert!(r(None, None, &[]).unwrap_err().contains("name it with -p"));
-        assert!(r(None, None, &["compose.yaml"]).is_err());
-        assert!(r(Some("/"), None, &[]).is_err());
-        assert!(r(Some("/srv/x"), None, &["../compose.yaml"]).is_ok());
-        assert!(r(Some(".."), None, &[]).is_err());
     }
 }

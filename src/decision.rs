@@ -71,7 +71,7 @@ pub struct Request {
     pub remote_host: Option<String>,
     /// `remote:` in `tiershim.yaml`: per ssh host (lower case), its workspaces, vouched-for
     /// compose projects and restartable units.
-    pub remote: BTreeMap<String, crate::install::RemoteHost>,
+    pub remote: BTreeMap<String, crate::remote_fence::RemoteHost>,
     /// The working directory and where the call's local files really are (`files::gather`).
     pub local: crate::files::LocalFacts,
     /// Where the call may write: the install's workspaces and its own files (`files::Fence`).
@@ -116,7 +116,7 @@ pub struct Facts {
 pub struct RemoteFacts {
     /// Per (part, action) of a remote `compose up`: what its files come to, or why they could
     /// not be read or understood.
-    pub compose: BTreeMap<(usize, usize), Result<crate::compose::Judged, String>>,
+    pub compose: BTreeMap<(usize, usize), Result<crate::grammar::compose::Judged, String>>,
     /// Per remote path a part writes (as located from the command): where it really leads.
     pub paths: BTreeMap<String, Result<String, String>>,
 }
@@ -1241,12 +1241,17 @@ fn judge_part(
     let mut compose_found: Vec<String> = Vec::new();
     let mut compose_unread: Option<String> = None;
     let mut compose_read = false;
-    for (j, a) in inv.actions.iter_mut().enumerate().filter(|(_, a)| a.has(crate::compose::REMOTE)) {
+    for (j, a) in inv
+        .actions
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, a)| a.has(crate::grammar::compose::REMOTE))
+    {
         match &req.facts.remote {
             Some(Ok(f)) => match f.compose.get(&(index, j)) {
                 Some(Ok(judged)) => {
-                    a.marks.remove(crate::compose::REMOTE);
-                    crate::compose::mark(a, &Ok(judged.clone()));
+                    a.marks.remove(crate::grammar::compose::REMOTE);
+                    crate::grammar::compose::mark(a, &Ok(judged.clone()));
                     compose_found.extend(judged.escalates.iter().chain(&judged.changeable).cloned());
                     compose_read = true;
                 }
@@ -1256,7 +1261,7 @@ fn judge_part(
             Some(Err(why)) => compose_unread = Some(why.clone()),
             None if effective < 3 => {
                 // First pass: judge the rest as if the files were harmless, and ask for them.
-                a.marks.remove(crate::compose::REMOTE);
+                a.marks.remove(crate::grammar::compose::REMOTE);
                 needs_remote = true;
             }
             None => {}
@@ -1319,7 +1324,7 @@ fn judge_part(
     let mut reasons = d.reasons.clone();
     // Name what the compose files come to, or why they are unknown, when a rule on what they
     // come to decided.
-    if d.matched.iter().any(|m| crate::compose::FILE_MARKS.contains(&m.as_str())) {
+    if d.matched.iter().any(|m| crate::grammar::compose::FILE_MARKS.contains(&m.as_str())) {
         if !compose_found.is_empty() {
             what = format!("{what} ({})", escape(&compose_found.join("; ")));
         } else if let Some(why) = &compose_unread {
@@ -1642,10 +1647,10 @@ mod tests {
         assert!(d.what.contains("the repository is on ie01"), "{}", d.what);
     }
 
-    fn host(workspaces: &[&str], units: Option<&[&str]>) -> BTreeMap<String, crate::install::RemoteHost> {
+    fn host(workspaces: &[&str], units: Option<&[&str]>) -> BTreeMap<String, crate::remote_fence::RemoteHost> {
         BTreeMap::from([(
             "ie01".to_string(),
-            crate::install::RemoteHost {
+            crate::remote_fence::RemoteHost {
                 workspaces: workspaces.iter().map(|w| w.to_string()).collect(),
                 compose: Vec::new(),
                 units: units.map(|u| u.iter().map(|x| crate::grammar::systemd::listed_unit(x).unwrap()).collect()),
@@ -1746,7 +1751,7 @@ mod tests {
         let first = decide(&inv, &p, &req);
         assert!(first.needs.remote);
         req.facts.skill_tiers = Some(BTreeMap::new());
-        let with = |judged: Result<crate::compose::Judged, String>| {
+        let with = |judged: Result<crate::grammar::compose::Judged, String>| {
             Some(Ok(RemoteFacts {
                 compose: BTreeMap::from([((0, 0), judged)]),
                 ..RemoteFacts::default()
@@ -1755,7 +1760,7 @@ mod tests {
         req.facts.remote = with(Ok(Default::default()));
         let d = decide(&inv, &p, &req);
         assert_eq!((d.verdict, d.rule.as_str()), (Verdict::Allow, "docker.compose.up"));
-        req.facts.remote = with(Ok(crate::compose::Judged {
+        req.facts.remote = with(Ok(crate::grammar::compose::Judged {
             escalates: vec!["service jellyfin: privileged".into()],
             changeable: Vec::new(),
         }));

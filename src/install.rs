@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::remote_fence::{RemoteHost, RemoteHostFile};
 use crate::tool::Tool;
 
 pub const FILE_NAME: &str = "tiershim.yaml";
@@ -160,39 +161,6 @@ pub enum Announce {
     Audit,
     /// Also stderr, where an agent reads them merged with the tool's output.
     Stderr,
-}
-
-/// `remote.<host>:` in tiershim.yaml: what the operator says about one ssh host.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct RemoteHostFile {
-    /// Remote directories where tier-2 calls on this host may write.
-    #[serde(default)]
-    pub workspaces: Vec<String>,
-    /// Compose project directories the operator vouches for although the login user can write
-    /// them.
-    #[serde(default)]
-    pub compose: Vec<String>,
-    /// The systemd units an agent may start, stop or restart at tier 2 on this host.
-    #[serde(default)]
-    pub units: Option<Vec<String>>,
-}
-
-/// One host's entry of `remote:`, validated. Paths are the remote host's, absolute and without
-/// `..` or a trailing `/`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RemoteHost {
-    /// Where a tier-2 remote call may write (and a remote git may change a work tree). Empty:
-    /// nowhere, so every remote write needs tier 3.
-    pub workspaces: Vec<String>,
-    /// Compose project directories whose files the login user may write and the operator
-    /// vouches for: a `compose up` there is still judged by what the files ask for, but not
-    /// refused because the login user could change them.
-    pub compose: Vec<String>,
-    /// The units restartable at tier 2 (full names, `nginx` read as `nginx.service`). None:
-    /// every unit but the host's access paths and plumbing; Some: only these.
-    pub units: Option<Vec<String>>,
 }
 
 /// `real:` in the schema: its keys are the gated tools' names.
@@ -697,47 +665,10 @@ fn remote_hosts(
                 "`remote.{host}` names a host that `hosts:` does not list, so ssh could never reach it: add it to `hosts:` or fix the name"
             ));
         }
-        let h = remote_host(h).map_err(|e| format!("`remote.{host}.{e}"))?;
+        let h = crate::remote_fence::remote_host(h).map_err(|e| format!("`remote.{host}.{e}"))?;
         out.insert(host.to_ascii_lowercase(), h);
     }
     Ok(out)
-}
-
-/// One host's entry validated; Err starts with the key it is about (`workspaces` entry …).
-pub fn remote_host(h: &RemoteHostFile) -> std::result::Result<RemoteHost, String> {
-    let dir = |key: &str, p: &str| -> std::result::Result<String, String> {
-        crate::remote_fence::normalize_dir(p).map_err(|why| format!("{key}` entry {p:?} {why}"))
-    };
-    let workspaces = h
-        .workspaces
-        .iter()
-        .map(|p| dir("workspaces", p))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let compose = h
-        .compose
-        .iter()
-        .map(|p| dir("compose", p))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    for c in &compose {
-        if let Some(w) = workspaces.iter().find(|w| crate::remote_fence::within(c, w).is_some()) {
-            return Err(format!(
-                "compose` entry {c} is inside the workspace {w}, where a tier-2 call may write: the gate cannot vouch for files the agent can change"
-            ));
-        }
-    }
-    let units = match &h.units {
-        None => None,
-        Some(list) => Some(
-            list.iter()
-                .map(|u| crate::grammar::systemd::listed_unit(u).map_err(|why| format!("units` entry {u:?} {why}")))
-                .collect::<std::result::Result<Vec<_>, _>>()?,
-        ),
-    };
-    Ok(RemoteHost {
-        workspaces,
-        compose,
-        units,
-    })
 }
 
 /// A `hosts:` entry is a host name or an IP address as an ssh destination names it: no user, no

@@ -28,12 +28,12 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::compose::Judged;
 use crate::decision::RemoteFacts;
+use crate::grammar::compose::Judged;
 use crate::grammar::remote::Remote;
 use crate::grammar::{ComposeFiles, ssh};
-use crate::install::RemoteHost;
 use crate::remote_fence;
+use crate::remote_fence::RemoteHost;
 
 /// How long the whole read may take before the gate gives up (and refuses below tier 3).
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -396,7 +396,7 @@ pub fn gather(conn: &Connection, remote: &Remote, host: Option<&RemoteHost>) -> 
     let mut composes = Vec::new();
     for (pi, p) in remote.parts.iter().enumerate() {
         for (ai, a) in p.inv.actions.iter().enumerate() {
-            let (true, Some(files)) = (a.has(crate::compose::REMOTE), a.compose.clone()) else {
+            let (true, Some(files)) = (a.has(crate::grammar::compose::REMOTE), a.compose.clone()) else {
                 continue;
             };
             let mut c = ComposeAsk {

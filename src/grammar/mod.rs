@@ -7,6 +7,7 @@
 
 pub mod opts;
 
+pub mod compose;
 pub mod curl;
 pub mod docker;
 pub mod gh;

@@ -149,10 +149,10 @@ pub fn parts(command: &str) -> Result<(Option<String>, Vec<Part>), String> {
     // A compose service's project, from what the command shows (the gate cannot read the
     // remote host's files).
     for (_, p) in &mut out {
-        crate::compose::resolve_targets(&mut p.inv, &|f| crate::compose::resolve_remote(cd.as_deref(), &f.dir, &f.files));
+        grammar::compose::resolve_targets(&mut p.inv, &|f| grammar::compose::resolve_remote(cd.as_deref(), &f.dir, &f.files));
         // Nor can it read the files a remote `compose up` starts containers from.
         for a in p.inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
-            a.add(crate::compose::REMOTE);
+            a.add(grammar::compose::REMOTE);
         }
     }
     Ok((cd, out.into_iter().map(|(_, p)| p).collect()))

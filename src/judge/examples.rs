@@ -194,7 +194,7 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &Exampl
     // the agent could change it.
     if ex.compose.is_some() || ex.compose_changeable {
         let judged = crate::compose::judge_text(ex.compose.as_deref().unwrap_or(""), std::path::Path::new("/srv/app")).map(|escalates| {
-            crate::compose::Judged {
+            crate::grammar::compose::Judged {
                 escalates,
                 changeable: if ex.compose_changeable {
                     vec!["the compose file /srv/app/compose.yaml".into()]
@@ -204,12 +204,12 @@ fn judge(policy: &Policy, base: &Request, argv: &[String], tier: u8, ex: &Exampl
             }
         });
         for a in inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
-            crate::compose::mark(a, &judged);
+            crate::grammar::compose::mark(a, &judged);
         }
     }
     if ex.compose_remote {
         for a in inv.actions.iter_mut().filter(|a| a.compose.is_some()) {
-            a.add(crate::compose::REMOTE);
+            a.add(crate::grammar::compose::REMOTE);
         }
     }
     let mut req = base.clone();

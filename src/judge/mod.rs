@@ -236,11 +236,11 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
     // What the compose files of a `compose up` ask for (privileged services, host binds, …).
     for a in &mut inv.actions {
         if let Some(files) = a.compose.clone() {
-            crate::compose::mark(a, &crate::compose::file_marks(cwd, &files));
+            crate::grammar::compose::mark(a, &crate::compose::file_marks(cwd, &files));
         }
     }
     // A compose service's project, when argv does not name it, from the files compose reads.
-    crate::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, f));
+    crate::grammar::compose::resolve_targets(&mut inv, &|f| crate::compose::resolve_local(cwd, f));
     // A service's `container_name:`, which makes it one budget with that container.
     crate::compose::name_containers(&mut inv, cwd);
     (inv, facts)
@@ -252,7 +252,7 @@ pub fn understand(cfg: &InstallConfig, tool: Tool, args: &[String], cwd: &Path) 
 /// names the line of the first that fails).
 pub fn policy(tool: Tool, cfg: &InstallConfig) -> Result<Policy> {
     let policy = policy_in(tool, cfg.policy.as_deref())?;
-    let (policy, lines) = policy.add_install_endpoints(cfg)?;
+    let (policy, lines) = policy.add_install_endpoints(&cfg.endpoints, &cfg.path)?;
     if lines.is_empty() {
         return Ok(policy);
     }

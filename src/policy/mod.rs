@@ -129,7 +129,7 @@ pub struct ExamplesFile {
     /// What tiershim.yaml says about the examples' ssh host (`remote.<host>`: workspaces,
     /// restartable units).
     #[serde(default)]
-    pub remote_host: Option<crate::install::RemoteHostFile>,
+    pub remote_host: Option<crate::remote_fence::RemoteHostFile>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -480,7 +480,7 @@ pub struct Examples {
     /// The `compose up` runs on a remote host.
     pub compose_remote: bool,
     /// What tiershim.yaml says about the examples' ssh host, validated.
-    pub remote_host: Option<crate::install::RemoteHost>,
+    pub remote_host: Option<crate::remote_fence::RemoteHost>,
 }
 
 /// The validated policy for one tool, with the environment list shared by every tool merged in.
@@ -652,21 +652,26 @@ impl Policy {
         Ok(())
     }
 
-    /// Add the operator's endpoint rules of `cfg` (tiershim.yaml `endpoints:`) for a tool that
-    /// uses them, with the line of tiershim.yaml each came from (by rule id). An id the policy
-    /// already has is an error (a rule can only be added, never replaced). Their examples are
-    /// run by the caller (`crate::judge::policy`), which names the line of the one that fails.
-    pub fn add_install_endpoints(mut self, cfg: &crate::install::InstallConfig) -> Result<(Policy, BTreeMap<String, usize>)> {
+    /// Add the operator's endpoint rules (tiershim.yaml `endpoints:`, each with its line; `path`
+    /// is the file) for a tool that uses them, with the line each came from (by rule id). An id
+    /// the policy already has is an error (a rule can only be added, never replaced). Their
+    /// examples are run by the caller (`crate::judge::policy`), which names the line of the one
+    /// that fails.
+    pub fn add_install_endpoints(
+        mut self,
+        endpoints: &[(endpoints::EndpointFile, usize)],
+        path: &Path,
+    ) -> Result<(Policy, BTreeMap<String, usize>)> {
         let mut lines = BTreeMap::new();
-        if !uses_endpoints(self.tool) || cfg.endpoints.is_empty() {
+        if !uses_endpoints(self.tool) || endpoints.is_empty() {
             return Ok((self, lines));
         }
         let invalid = |line: usize, msg: String| Error::ConfigInvalid {
-            path: cfg.path.clone(),
+            path: path.to_path_buf(),
             msg: format!("line {line}: {msg}"),
         };
         self.endpoint_examples.resize(self.endpoints.len(), Examples::default());
-        for (e, line) in &cfg.endpoints {
+        for (e, line) in endpoints {
             let (rule, examples) = endpoints::validate_one(e.clone()).map_err(|m| invalid(*line, format!("endpoint {}: {m}", e.id)))?;
             if self.endpoints.iter().any(|r| r.id == rule.id) {
                 return Err(invalid(
@@ -787,7 +792,7 @@ impl Policy {
             }
             let remote_host = match r.examples.as_ref().and_then(|e| e.remote_host.as_ref()) {
                 None => None,
-                Some(h) => Some(crate::install::remote_host(h).map_err(|e| at(format!("examples: `remote_host.{e}")))?),
+                Some(h) => Some(crate::remote_fence::remote_host(h).map_err(|e| at(format!("examples: `remote_host.{e}")))?),
             };
             examples.push(
                 r.examples
