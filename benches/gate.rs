@@ -164,7 +164,7 @@ fn repo(root: &Path, name: &str, files: usize) -> PathBuf {
 
 /// A baseline skills directory: the shipped git-pr skill plus `n - 1` more skill files, every
 /// `every`-th of them with Scope Rules of two patterns (1,000 skills at every 10th: 200
-/// patterns, the count of DESIGN §9's large-diff budget).
+/// patterns, the count of the large-diff budget).
 fn skills_dir(root: &Path, name: &str, manifest: &Path, n: usize, every: usize) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
@@ -384,7 +384,7 @@ fn main() {
     let scope_hop = med(&scope, 0);
     let beyond_git_small = med(&scope, 3) - med(&scope, 1) - scope_hop;
     let beyond_git_large = med(&scope, 4) - med(&scope, 2) - scope_hop;
-    // DESIGN §9's case: the large diff against the 1,000-skill set (200 patterns at full size).
+    // The budget's case: the large diff against the 1,000-skill set (200 patterns at full size).
     let beyond_git_budget = med(&scope, 7) - med(&scope, 2) - scope_hop;
     let skills_ratio = med(&scope, 5) / med(&scope, 3);
     let heavy_ratio = med(&scope, 6) / med(&scope, 3);
@@ -404,7 +404,7 @@ fn main() {
          shared; treat differences under ~10% as noise.\n\n\
          ## A call with no skill check\n\n{}\n\
          - Gate overhead over a bare exec hop (`docker ps`, allowed, no audit log): **{overhead:+.1}%** \
-         (DESIGN §9 budget: within 25%; {}).\n\n\
+         (budget: within 25% of a bare exec hop; {}).\n\n\
          ## A pull-request scope check\n\n\
          `gh pr create` at tier 3 in a real repository: the gate runs the real git to list the changed files \
          (`git diff --name-only origin/main...HEAD`), reads the skills, and checks each file against every pattern \
@@ -412,7 +412,7 @@ fn main() {
          carries two, or, in the row \"all with rules\", every one).\n\n{}\n\
          - Scope check beyond git's own time and an exec hop: **{beyond_git_small:.0} µs** for 10 files, \
          **{beyond_git_large:.0} µs** for {big} files with 10 skills, and **{beyond_git_budget:.0} µs** for {big} \
-         files with {many} skills ({} patterns; DESIGN §9 budget for a 10,000-file diff against 200 patterns: \
+         files with {many} skills ({} patterns; budget for a 10,000-file diff against 200 patterns: \
          under 10 ms; {}).\n\
          - {many} skill files cost **{skills_ratio:.2}×** what 10 cost for the same check (budget: at most 2×; {}); \
          with Scope Rules in every one of them, **{heavy_ratio:.2}×**.\n\n\

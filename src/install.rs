@@ -135,7 +135,7 @@ pub struct KernelFenceTable {
     pub writable: Vec<PathBuf>,
 }
 
-/// The kernel fence an install asks for (DESIGN §3.2, `crate::fence`).
+/// The kernel fence an install asks for (`crate::fence`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KernelFence {
     /// `kernel_fence: off`: the operator opted out; no Landlock domain is made or checked.
@@ -150,7 +150,7 @@ pub enum KernelFence {
 /// (Linux 6.2) is the first that stops `truncate(2)` outside the writable paths.
 pub const FENCE_ABI: u8 = 3;
 
-/// `announce:`: where an allowed call's REQ-5 lines (`Using: …`, the MCP fallback warning) go
+/// `announce:`: where an allowed call's lines (`Using: …`, the MCP fallback warning) go
 /// besides the audit record and journald. Refusals, dry runs and errors always reach stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -223,7 +223,7 @@ pub struct InstallConfig {
     /// it refuses the call.
     pub cooldown_lock_wait: std::time::Duration,
     /// `workspaces:`: the directories holding the repositories' work trees, the only places a
-    /// tier-2 call may write (DESIGN §3.2). Absent: `skills.repos`, when that is set; else none.
+    /// tier-2 call may write. Absent: `skills.repos`, when that is set; else none.
     pub workspaces: Vec<PathBuf>,
     /// `announce:`: whether an allowed call's lines also go to stderr.
     pub announce: Announce,
@@ -234,7 +234,7 @@ pub struct InstallConfig {
     pub endpoints: Vec<(crate::policy::endpoints::EndpointFile, usize)>,
     /// `tool_home:`: the operator-owned directory every real tool runs with as `HOME` (and the
     /// XDG directories below it), so `~/.gitconfig`, `~/.docker/`, `~/.config/gh/` are the
-    /// operator's (DESIGN §3.2). Absent: the gate runs no real tool (exit 78).
+    /// operator's. Absent: the gate runs no real tool (exit 78).
     pub tool_home: Option<PathBuf>,
     /// `secrets:`: a file of pinned values only the gate can read (`NAME=VALUE` lines, or
     /// YAML `NAME: VALUE`), added to `env:` when a tool runs.
@@ -277,7 +277,7 @@ impl InstallConfig {
         }
     }
 
-    /// Read and validate `path`. `check_owner` applies the trust rules of DESIGN §3 (the gate
+    /// Read and validate `path`. `check_owner` applies the trust rules of `check_trust` (the gate
     /// always does; `explain --config` does not, as it executes nothing).
     pub fn load(path: &Path, check_owner: bool) -> Result<InstallConfig> {
         let hardened = nix::unistd::getegid() != nix::unistd::getgid();
@@ -320,7 +320,9 @@ impl InstallConfig {
         };
         let file: InstallFile = serde_yaml_ng::from_str(text).map_err(|e| {
             let hint = crate::suggest::for_serde(&e.to_string());
-            invalid(format!("{e}{hint}; the keys are listed in the README's tiershim.yaml section"))
+            invalid(format!(
+                "{e}{hint}; the keys are listed in docs/configuration.md and in tiershim.schema.json"
+            ))
         })?;
         let tier = match &file.tier {
             None => {
@@ -427,7 +429,7 @@ impl InstallConfig {
                 }
                 if !t.writable.is_empty() && tier != 3 {
                     return Err(invalid(format!(
-                        "`kernel_fence.writable` is for tier 3 only (this is tier {tier}): tiers 1 and 2 write what DESIGN §3.2 lists"
+                        "`kernel_fence.writable` is for tier 3 only (this is tier {tier}): tiers 1 and 2 write only the agent's own state, what the gate writes and (tier 2) the workspaces; remove the key"
                     )));
                 }
                 let mut writable = Vec::new();
@@ -691,7 +693,7 @@ fn check_host(h: &str) -> std::result::Result<(), &'static str> {
     Ok(())
 }
 
-/// DESIGN §3: the file and its directory must not be writable by anyone but the owner; in a
+/// Trust: the file and its directory must not be writable by anyone but the owner; in a
 /// hardened install (tiershim running setgid) both must be owned by root.
 fn check_trust(path: &Path, hardened: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("/"));

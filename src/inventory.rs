@@ -4,7 +4,7 @@
 //! `tiershim inventory --write`; the gate only reads it, to say when a call falls back from MCP
 //! to a CLI (REQ-5).
 //!
-//! The JSON form is stable (`version: 1`); README.md documents it.
+//! The JSON form is stable (`version: 1`); docs/claude-code.md documents it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

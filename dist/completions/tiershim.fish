@@ -59,7 +59,7 @@ complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l tier -d 'The
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l prefix -d 'The installation (default: the one this binary belongs to, `<prefix>/bin/tiershim`)' -r -F
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l keep-env -d 'Also pass this variable from the caller\'s environment (repeatable). PATH, SHELL, ENV, BASH_ENV, CLAUDEOPS_TIER, loader (LD_*) and shell-behaviour variables cannot be kept' -r
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -s l -l login -d 'Accepted for harnesses that start a login shell (`-l -c CMD`). The tier profile is always read; /etc/profile and ~/.bash_profile never are'
-complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -s c -d 'Run the first argument as a command line and exit with its status (as `bash -c`). Claude Code\'s wrapped form of a Bash tool call is unwrapped first (see README, "Claude Code")'
+complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -s c -d 'Run the first argument as a command line and exit with its status (as `bash -c`). Claude Code\'s wrapped form of a Bash tool call is unwrapped first (see docs/claude-code.md)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l version -d 'Print rbash\'s version and exit (what a harness runs to check that this is a shell)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -s h -l help -d 'Print help'
 complete -c tiershim -n "__fish_tiershim_using_subcommand launch" -l tier -d 'The tier the agent runs at (its directory\'s tiershim.yaml must say the same)' -r

@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(short = 'l', long = "login")]
     login: bool,
     /// Run the first argument as a command line and exit with its status (as `bash -c`). Claude
-    /// Code's wrapped form of a Bash tool call is unwrapped first (see README, "Claude Code").
+    /// Code's wrapped form of a Bash tool call is unwrapped first (see docs/claude-code.md).
     #[arg(short = 'c')]
     command: bool,
     /// Print rbash's version and exit (what a harness runs to check that this is a shell).

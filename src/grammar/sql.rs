@@ -20,7 +20,7 @@
 //! What the text alone cannot show, and so is not seen here: attribute notation (`t.f` and
 //! `(t).f` are calls of `f(t)` when `t` has no column `f`), and an unqualified name or operator
 //! that an overload outside `pg_catalog` wins because its argument types fit better
-//! (CVE-2018-1058). The README says what the database must guarantee instead.
+//! (CVE-2018-1058). docs/databases.md says what the database must guarantee instead.
 //!
 //! The caller splits text into statements with a lexer that follows the server's own; this
 //! module is handed one statement and refuses text that parses as anything but one. It does no
@@ -398,7 +398,7 @@ impl Walk {
 /// `pg_catalog` is searched first, but that only settles a tie between identical argument
 /// types, and a function of the same name elsewhere on the `search_path` whose argument types
 /// fit better wins. The gate cannot see types; the database must keep such functions out of
-/// the agent's `search_path` (README, "A read-only database role").
+/// the agent's `search_path` (docs/databases.md, "A read-only database role").
 fn pg_function(parts: &[String]) -> Action {
     let builtin = match parts {
         [name] => Some(name),
@@ -739,7 +739,7 @@ mod tests {
         assert!(statement("do $$ begin delete from t; end $$", Dialect::Postgres).is_err());
         assert!(statement("select 1; select 2", Dialect::Postgres).is_err());
         assert!(statement("select (((", Dialect::Postgres).is_err());
-        // Valid PostgreSQL that sqlparser 0.63 does not parse: refused, as README says.
+        // Valid PostgreSQL that sqlparser 0.63 does not parse: refused, as docs/databases.md says.
         for sql in [
             "TABLE t",
             "select * from t for no key update",

@@ -37,7 +37,7 @@ pub fn kernel_fence(r: &mut Report, inst: &Install, t: &Tier) {
     let mut fine = true;
     if let Err(e) = crate::fence::check_kernel(&rs) {
         fine = false;
-        r.bad(FENCE, e.to_string(), "see the README's \"The kernel fence\"");
+        r.bad(FENCE, e.to_string(), "see docs/hardening.md, \"The kernel fence\"");
     }
     match std::fs::symlink_metadata(&rs.probe) {
         Ok(m) if m.is_file() && m.mode() & 0o7777 == 0o666 => {}
