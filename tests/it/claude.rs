@@ -1,7 +1,9 @@
 //! The real Claude Code (the pinned npm package, scripts/test-deps.sh) driven headless through
 //! `tiershim launch`, as an unprivileged user, against a fake Anthropic Messages API on
 //! 127.0.0.1 (tests/claude/fake_api.py) that plays a script of tool calls and records every
-//! tool result the CLI sends back: what the model would read, text and `is_error`.
+//! tool result the CLI sends back: what the model would read, text and `is_error`. The agent is
+//! started by the Claude Ops example an operator copies (`examples/claude-ops/entrypoint.sh`),
+//! so the example is run as it stands on every `make test`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -89,21 +91,51 @@ fn bash(command: &str) -> Value {
     json!({"tool": "Bash", "input": {"command": command, "description": "run"}})
 }
 
+/// Claude Code where the agent's user can run it.
+fn local_claude(bin: &Path, a: &AgentInstall) -> PathBuf {
+    let local = a.world.path().join("claude");
+    if std::fs::hard_link(bin, &local).is_err() {
+        std::fs::copy(bin, &local).unwrap();
+    }
+    local
+}
+
 /// The installation, and the Claude Code binary where the agent's user can run it.
 fn setup(tag: &str) -> Option<(AgentInstall, PathBuf)> {
     let bin = claude_binary()?;
     let a = AgentInstall::new(tag, &[]);
-    let local = a.world.path().join("claude");
-    if std::fs::hard_link(&bin, &local).is_err() {
-        std::fs::copy(&bin, &local).unwrap();
-    }
+    let local = local_claude(&bin, &a);
     Some((a, local))
+}
+
+/// The Claude Ops example's world (installed by its entrypoint), and Claude Code.
+fn setup_example(tag: &str) -> Option<(AgentInstall, PathBuf)> {
+    let bin = claude_binary()?;
+    let a = AgentInstall::for_example(tag);
+    let local = local_claude(&bin, &a);
+    Some((a, local))
+}
+
+/// The Anthropic variables the entrypoint passes on: the fake API's URL, a key that is none.
+fn api_env(api: &FakeApi) -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_BASE_URL", api.url.clone()),
+        ("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key".into()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+    ]
+}
+
+/// Claude Code started headless by the Claude Ops example's entrypoint at `tier` against `api`.
+fn run_example(a: &AgentInstall, claude: &Path, tier: u8, api: &FakeApi) -> std::process::Output {
+    let env = api_env(api);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    a.example_cmd(tier, claude, "run the script", &env).output().unwrap()
 }
 
 /// Run Claude Code headless through `tiershim launch` at `tier` against `api`.
 fn run_claude(a: &AgentInstall, claude: &Path, tier: u8, api: &FakeApi) -> std::process::Output {
     let claude = claude.display().to_string();
-    a.launch_cmd(
+    let mut c = a.launch_cmd(
         tier,
         &a.app,
         &[
@@ -120,12 +152,9 @@ fn run_claude(a: &AgentInstall, claude: &Path, tier: u8, api: &FakeApi) -> std::
             "--verbose",
             "--dangerously-skip-permissions",
         ],
-    )
-    .env("ANTHROPIC_BASE_URL", &api.url)
-    .env("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
-    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-    .output()
-    .unwrap()
+    );
+    c.envs(api_env(api));
+    c.output().unwrap()
 }
 
 #[test]
@@ -133,7 +162,7 @@ fn claude_code_at_tier_1_reads_what_plain_bash_would_print_and_no_escape_gets_ou
     if !as_root("claude_code_at_tier_1…") {
         return;
     }
-    let Some((a, claude)) = setup("c1") else { return };
+    let Some((a, claude)) = setup_example("c1") else { return };
     let home = a.home.display().to_string();
     let app = a.app.display().to_string();
     let steps: Vec<(Value, bool, String)> = vec![
@@ -184,8 +213,21 @@ fn claude_code_at_tier_1_reads_what_plain_bash_would_print_and_no_escape_gets_ou
     ];
     let script: Vec<Value> = steps.iter().map(|(s, _, _)| s.clone()).collect();
     let api = FakeApi::start(&Value::Array(script));
-    let out = run_claude(&a, &claude, 1, &api);
+    let out = run_example(&a, &claude, 1, &api);
     assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stderr), text(&out.stdout));
+    // The example serves the skills over MCP: Claude Code connected to `tiershim mcp`.
+    let init = text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "system" && v["subtype"] == "init")
+        .unwrap_or_else(|| panic!("no init message: {}", text(&out.stdout)));
+    assert!(
+        init["mcp_servers"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|m| m["name"] == "skills" && m["status"] == "connected"))
+            && init["tools"].as_array().is_some_and(|t| t.contains(&json!("mcp__skills__skill"))),
+        "{init:#}"
+    );
     let got = api.results();
     assert_eq!(got.len(), steps.len(), "{got:#?}");
     let wrong: Vec<String> = steps
@@ -212,7 +254,7 @@ fn claude_code_s_long_output_and_background_tasks_come_back_as_from_bash() {
     if !as_root("claude_code_s_long_output…") {
         return;
     }
-    let Some((a, claude)) = setup("c2") else { return };
+    let Some((a, claude)) = setup_example("c2") else { return };
     let script = json!([
         {"tool": "Bash", "input": {"command": "sleep 1; docker ps | tail -1", "description": "bg", "run_in_background": true}},
         bash("seq 1 40000"),
@@ -220,7 +262,7 @@ fn claude_code_s_long_output_and_background_tasks_come_back_as_from_bash() {
         bash("seq 1 3000"),
     ]);
     let api = FakeApi::start(&script);
-    let out = run_claude(&a, &claude, 1, &api);
+    let out = run_example(&a, &claude, 1, &api);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let got = api.results();
     assert_eq!(got.len(), 4, "{got:#?}");
@@ -263,7 +305,7 @@ fn claude_code_at_tier_2_writes_inside_the_work_tree_only() {
     if !as_root("claude_code_at_tier_2…") {
         return;
     }
-    let Some((a, claude)) = setup("c3") else { return };
+    let Some((a, claude)) = setup_example("c3") else { return };
     let app = a.app.display().to_string();
     let home = a.home.display().to_string();
     let write = |path: String| json!({"tool": "Write", "input": {"file_path": path, "content": "written\n"}});
@@ -279,12 +321,16 @@ fn claude_code_at_tier_2_writes_inside_the_work_tree_only() {
         write(format!("{home}/notes.md")),
         bash("docker restart api"),
         bash("git add checks/disk.md && git commit -qm 'disk check' && git log --format=%s"),
+        // The example's repository skill (examples/claude-ops/repository-skills/) keeps paging
+        // checks for people: the agent may write the file, not commit it.
+        write(format!("{app}/checks/disk-paging.md")),
+        bash("git add checks/disk-paging.md && git commit -qm 'page on disk'"),
     ]);
     let api = FakeApi::start(&script);
-    let out = run_claude(&a, &claude, 2, &api);
+    let out = run_example(&a, &claude, 2, &api);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let got = api.results();
-    assert_eq!(got.len(), 9, "{got:#?}");
+    assert_eq!(got.len(), 11, "{got:#?}");
     assert!(
         !got[0].0 && got[0].1.starts_with(&format!("File created successfully at: {app}/checks/disk.md")),
         "{:?}",
@@ -297,6 +343,31 @@ fn claude_code_at_tier_2_writes_inside_the_work_tree_only() {
     assert!(got[6].0 && got[6].1.starts_with("EACCES: permission denied"), "{:?}", got[6]);
     assert_eq!(got[7], (false, "api".into()));
     assert_eq!(got[8], (false, "disk check\nfirst".into()));
+    assert!(!got[9].0, "{:?}", got[9]);
+    assert!(
+        got[10].0
+            && got[10].1.starts_with("Exit code 77\n")
+            && got[10].1.contains(
+                "SCOPE VIOLATION: Refusing to commit modifying checks/disk-paging.md — matches denied pattern checks/*-paging.md ("
+            )
+            && got[10].1.contains("paging-checks.md"),
+        "{:?}",
+        got[10]
+    );
+    // The entrypoint's configuration holds: the restart counted against its budget, and the gate
+    // read the session inventory it wrote (no MCP server for containers: the CLI fallback noted).
+    let state: Value = serde_json::from_slice(&std::fs::read(a.inst.tmp.path().join("state/cooldown/cooldown.json")).unwrap()).unwrap();
+    assert_eq!(
+        state["services"]["api"]["restart_timestamps"].as_array().map(Vec::len),
+        Some(1),
+        "{state}"
+    );
+    let recs = a.inst.audit_records();
+    let restart = recs.iter().find(|r| r["argv"] == json!(["restart", "api"])).unwrap();
+    assert!(
+        restart["notices"].to_string().contains("MCP tools not found for Docker"),
+        "{restart:#}"
+    );
     assert_eq!(std::fs::read_to_string(a.app.join("checks/disk.md")).unwrap(), "written\n");
     assert_eq!(std::fs::read(a.app.join(".git/config")).unwrap(), config);
     for p in [".git/hooks/pre-commit", ".claude-ops/skills/evil.md", ".env"] {

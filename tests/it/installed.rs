@@ -82,28 +82,7 @@ impl Installed {
     /// As [`Installed::new`], with `setup(real_dir, runs_log)` run after the stubs are written
     /// and before install.sh.
     pub fn new_with(extra: &[&str], setup: impl FnOnce(&Path, &Path)) -> Installed {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let real = tmp.path().join("real");
-        std::fs::create_dir(&real).unwrap();
-        let runs = tmp.path().join("runs.log");
-        std::fs::write(&runs, "").unwrap();
-        std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o666)).unwrap();
-        for t in tools() {
-            let p = real.join(&t);
-            std::fs::write(&p, stub_text(&t, &runs)).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        setup(&real, &runs);
-        let prefix = tmp.path().join("p");
-        let audit = tmp.path().join("log/audit.jsonl");
-        let i = Installed {
-            tmp,
-            prefix,
-            real,
-            runs,
-            audit,
-        };
+        let i = Installed::prepared(setup);
         let mut args = vec![
             "--prefix".to_string(),
             i.prefix.display().to_string(),
@@ -122,6 +101,33 @@ impl Installed {
         let r = run_install(&argv);
         assert_eq!(r.code(), 0, "install.sh failed:\n{}{}", r.stdout(), r.stderr());
         i
+    }
+
+    /// The stubs and paths of an installation whose install.sh has not run yet: for a test that
+    /// runs it another way (the Claude Ops example's entrypoint). `setup` as for `new_with`.
+    pub fn prepared(setup: impl FnOnce(&Path, &Path)) -> Installed {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let runs = tmp.path().join("runs.log");
+        std::fs::write(&runs, "").unwrap();
+        std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o666)).unwrap();
+        for t in tools() {
+            let p = real.join(&t);
+            std::fs::write(&p, stub_text(&t, &runs)).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        setup(&real, &runs);
+        let prefix = tmp.path().join("p");
+        let audit = tmp.path().join("log/audit.jsonl");
+        Installed {
+            tmp,
+            prefix,
+            real,
+            runs,
+            audit,
+        }
     }
 
     pub fn reinstall(&self, extra: &[&str]) -> Ran {
