@@ -82,6 +82,16 @@ fn the_debian_package_installs_runs_and_purges_cleanly() {
         .unwrap();
     assert!(out.status.success(), "cargo-deb: {}", text(&out));
 
+    // Its Maintainer is the project's role, the one SECURITY.md names, never a person.
+    let control = Command::new("dpkg-deb").args(["-f"]).arg(&deb).arg("Maintainer").output().unwrap();
+    let maintainer = String::from_utf8_lossy(&control.stdout).trim().to_string();
+    assert!(maintainer.starts_with("tiershim maintainers <security@"), "{maintainer}");
+    let security = std::fs::read_to_string(repo().join("SECURITY.md")).unwrap();
+    assert!(
+        security.contains(&format!("`{maintainer}`")),
+        "SECURITY.md does not name {maintainer}"
+    );
+
     // It runs nothing when installed: its control part holds no maintainer script and no
     // conffiles, only the description and the checksums.
     let members = Command::new("sh")
