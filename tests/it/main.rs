@@ -20,6 +20,7 @@ mod demo;
 mod differential;
 mod dist;
 mod docker_engine;
+mod docs;
 mod doctor;
 mod explain;
 mod fence;

@@ -1,6 +1,6 @@
 //! An operator's everyday mistakes, each tried through the real binary and links: the gate
 //! refuses (78) with a message that names the file and the fix, and the operator's tools
-//! (`doctor`, `policy check`, `check`) report the same. README's table of mistakes lists them.
+//! (`doctor`, `policy check`, `check`) report the same. docs/troubleshooting.md's table of mistakes lists them.
 
 use std::path::Path;
 use std::process::Command;
