@@ -292,6 +292,11 @@ impl InstallConfig {
     }
 
     fn load_with(path: &Path, trust: Option<bool>) -> Result<InstallConfig> {
+        // Relative to the caller's directory (`check --config tiershim.yaml`), made absolute
+        // first: the directory holding the file is the tier directory, and relative paths in it
+        // are read from there.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = absolute.as_path();
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -120,7 +120,13 @@ pub fn run(a: Args) -> Exit {
         configs = found;
     }
     for c in &configs {
-        check_config(&mut r, c);
+        // Made absolute as the gate sees it: the file's directory is the tier directory.
+        let c = std::path::absolute(c).unwrap_or_else(|_| c.clone());
+        let c = match (c.parent().map(std::fs::canonicalize), c.file_name()) {
+            (Some(Ok(dir)), Some(name)) => dir.join(name),
+            _ => c,
+        };
+        check_config(&mut r, &c);
     }
     for d in &a.policy {
         check_policy(&mut r, d);

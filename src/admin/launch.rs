@@ -75,6 +75,7 @@ pub const MANAGED_DIR: &str = "/etc/claude-code";
 const MANAGED_FILE: &str = "managed-settings.json";
 
 /// What the caller's environment may pass (as sudo's `env_reset`: the terminal and the locale).
+/// `CLAUDEOPS_DRY_RUN` is passed too, whatever it holds (see `shell::dry_run_value`).
 const KEEP: &[&str] = &["TERM", "COLORTERM", "COLUMNS", "LINES", "LANG", "LANGUAGE", "TZ"];
 
 /// What the launch sets itself, so neither `--keep-env` nor `--env` may name it.
@@ -251,6 +252,9 @@ fn bad_name(name: &str) -> Option<&'static str> {
     if SET.contains(&name) {
         return Some("the launch sets this variable itself");
     }
+    if name == "CLAUDEOPS_DRY_RUN" {
+        return None;
+    }
     if name.starts_with("LD_")
         || name.starts_with("BASH_")
         || ["ENV", "BASH_ENV", "SHELLOPTS", "IFS", "GCONV_PATH", "NODE_OPTIONS"].contains(&name)
@@ -327,12 +331,23 @@ fn environment(
     let mut env: Vec<(String, OsString)> = Vec::new();
     for (k, v) in &ctx.env {
         let Some(name) = k.to_str() else { continue };
+        if name == "CLAUDEOPS_DRY_RUN" {
+            // Passed on whatever it holds (a dropped value would turn the dry run off), unless
+            // the operator set it with --env.
+            if !extra.iter().any(|(k, _)| k == name) {
+                env.push((name.to_string(), super::shell::dry_run_value(v)));
+            }
+            continue;
+        }
         let keep = KEEP.contains(&name) || name.starts_with("LC_");
         if keep && super::shell::safe_value(name, v.as_bytes()) {
             env.push((name.to_string(), v.clone()));
         }
     }
-    env.extend(extra);
+    env.extend(extra.into_iter().map(|(k, v)| {
+        let v = if k == "CLAUDEOPS_DRY_RUN" { super::shell::dry_run_value(&v) } else { v };
+        (k, v)
+    }));
     let shell: OsString = shell.as_os_str().to_owned();
     for (k, v) in [
         ("HOME", account.home.clone().into_os_string()),

@@ -112,6 +112,20 @@ pub(crate) fn safe_value(var: &str, value: &[u8]) -> bool {
     }
 }
 
+/// `CLAUDEOPS_DRY_RUN` as passed on: never dropped (a dropped variable would turn a dry run
+/// off), and as it was when it is a plain word; a value with control characters (`true\r`) or
+/// not UTF-8 becomes `1` or `0` as the gate reads it (`decision::dry_run_on`: anything but a
+/// clear false is on).
+pub(crate) fn dry_run_value(v: &std::ffi::OsStr) -> OsString {
+    match v.to_str() {
+        Some(s) if safe_value("CLAUDEOPS_DRY_RUN", s.as_bytes()) => v.to_owned(),
+        s => {
+            let on = crate::decision::dry_run_on(false, Some(s.unwrap_or("on")));
+            OsString::from(if on { "1" } else { "0" })
+        }
+    }
+}
+
 fn config_error(e: &Error) -> Exit {
     eprintln!("tiershim shell: {}", escape(&e.to_string()));
     e.exit()
@@ -217,7 +231,9 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     for (k, v) in &ctx.env {
         let name = k.to_string_lossy();
         let keep = KEEP.contains(&name.as_ref()) || name.starts_with("LC_") || a.keep_env.iter().any(|x| x == name.as_ref());
-        if keep && safe_value(&name, v.as_bytes()) {
+        if name == "CLAUDEOPS_DRY_RUN" {
+            env.push((k.clone(), dry_run_value(v)));
+        } else if keep && safe_value(&name, v.as_bytes()) {
             env.push((k.clone(), v.clone()));
         }
     }

@@ -188,7 +188,12 @@ impl Budgets {
         let path = dir.join(FILE_NAME);
         match std::fs::read_to_string(&path) {
             Ok(t) => Budgets::from_yaml(&t, path.display().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Budgets::embedded(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(&path).is_err() => Budgets::embedded(),
+            // A link to nothing is refused, as in `Policy::load`.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(err(
+                &path.display().to_string(),
+                "is a symbolic link to a file that does not exist; point it at the file, or remove it to use the embedded budgets",
+            )),
             Err(e) => Err(err(&path.display().to_string(), format!("cannot read: {e}"))),
         }
     }

@@ -704,6 +704,15 @@ impl Policy {
         check_dir(dir)?;
         let read = |path: &Path| match std::fs::read_to_string(path) {
             Ok(t) => Ok(Some(t)),
+            // A link to nothing is a file the operator meant, not an absent one: refused, never
+            // the embedded rules in its place.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_ok() => Err(policy_err(
+                &path.display().to_string(),
+                format!(
+                    "is a symbolic link to {}, which does not exist; point it at the file, or remove it to use the embedded rules",
+                    std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_else(|_| "nothing".into())
+                ),
+            )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(policy_err(&path.display().to_string(), format!("cannot read: {e}"))),
         };

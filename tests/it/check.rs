@@ -75,6 +75,24 @@ fn the_repository_policy_skills_and_every_test_fixture_pass_check() {
     for n in 1..=3 {
         assert!(checked.contains(&format!("tier{n}/tiershim.yaml")), "{checked}");
     }
+
+    // A relative --config is read from the caller's directory as the file it names: the same
+    // findings as its absolute path, the tier directory being the file's.
+    let run_in = |dir: &Path, config: &Path| {
+        Command::new(inst.tiershim())
+            .args(["check", "--json", "--config"])
+            .arg(config)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    let tier2 = inst.tier_dir(2);
+    let absolute = run_in(Path::new("/"), &tier2.join("tiershim.yaml"));
+    for (dir, rel) in [(tier2.clone(), "tiershim.yaml"), (inst.tier_dir(1), "../tier2/tiershim.yaml")] {
+        let out = run_in(&dir, Path::new(rel));
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(out.stdout, absolute.stdout, "{rel}");
+    }
 }
 
 #[test]
