@@ -10,8 +10,8 @@
 #   <prefix>/lib/tiershim/skills/              the shipped baseline skills (from skills/)
 #   <prefix>/lib/tiershim/tiershim.schema.json the JSON Schema of tiershim.yaml (from dist/),
 #                                              named by each tiershim.yaml for editors
-#   <prefix>/lib/tiershim/fence-probe          the kernel fence's probe (mode 0666, empty): the gate
-#                                              opens it for writing to tell it runs in a Landlock domain
+#   <prefix>/lib/tiershim/fence-probe-tier<N>  the kernel fence's probes (mode 0666, empty): the gate
+#                                              opens them for writing to tell the tier of its Landlock domain
 #   <prefix>/lib/tiershim/home/                the real tools' HOME (unless --tool-home names one)
 #   <prefix>/lib/tiershim/secrets.yaml         (--secret: pinned credentials, only the gate reads them)
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
@@ -427,7 +427,7 @@ if [ -n "$secrets" ]; then
     secrets_path=$lib/secrets.yaml
     claim "$secrets_path"
 fi
-claim "$lib/fence-probe"
+for n in 1 2 3; do claim "$lib/fence-probe-tier$n"; done
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -509,12 +509,17 @@ else
     done
 fi
 
-# The kernel fence's probe: every user may open it for writing, no Landlock domain may (it lies
-# beneath no tier's writable paths), so the gate tells a fenced caller by one open(O_WRONLY).
-# Emptied on every run: nothing reads what anyone wrote into it.
-if [ ! -f "$lib/fence-probe" ] || [ -s "$lib/fence-probe" ]; then : > "$lib/fence-probe"; fi
-[ -z "$harden" ] || chown root:root "$lib/fence-probe"
-chmod 0666 "$lib/fence-probe"
+# The kernel fence's probes, one per tier: every user may open them for writing; a Landlock
+# domain of tier N may open only the lower tiers' (they lie beneath no tier's writable paths),
+# so the gate of tier N tells a caller in the domain of tier N by open(O_WRONLY). Emptied on
+# every run: nothing reads what anyone wrote into them. (An earlier release's single probe goes.)
+rm -f "$lib/fence-probe"
+for n in 1 2 3; do
+    p=$lib/fence-probe-tier$n
+    if [ ! -f "$p" ] || [ -s "$p" ]; then : > "$p"; fi
+    [ -z "$harden" ] || chown root:root "$p"
+    chmod 0666 "$p"
+done
 
 # The audit log. Hardened: created root:group 0660, so only the gate (holding the group)
 # appends to it and the agent can neither write nor truncate it.

@@ -72,8 +72,9 @@ pub struct AuditRecord {
     pub notices: Vec<String>,
     pub env_resets: Vec<EnvReset>,
     pub duration_us: u64,
-    /// The kernel fence the call ran in: `landlock abi N` (the kernel's ABI, which `launch` and
-    /// `shell` make their domain with), or `off` where `kernel_fence: off` opts out.
+    /// The kernel fence the call ran in: `landlock abi N tier T` (the ABI whose rights the
+    /// domain handles, and the domain's tier), or `off` where `kernel_fence: off` opts out; a
+    /// refused call says where it came from (`outside`, `landlock tier T`, `unknown`).
     pub fence: String,
     /// For an ssh call with a remote command: the host and the command as the gate read it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -211,7 +212,8 @@ pub struct Origin<'a> {
     pub tool: Tool,
     /// The install's ceiling.
     pub ceiling: u8,
-    /// What the audit record says of the fence (`landlock abi N`, `off`, `outside`).
+    /// What the audit record says of the fence (`landlock abi N tier T`, `off`, `outside`,
+    /// `landlock tier T` for another tier's domain, `unknown`).
     pub fence: &'a str,
 }
 

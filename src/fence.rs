@@ -35,10 +35,22 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::install::{InstallConfig, KernelFence};
 
-/// The probe file of an installation, `<prefix>/lib/tiershim/fence-probe`: mode 0666, so any
-/// process may open it for writing, and beneath no domain's writable paths, so no process in a
-/// domain may. Opening it `O_WRONLY` (and writing nothing) tells the gate where it runs.
-pub const PROBE: &str = "fence-probe";
+/// The probe files of an installation, one per tier: `<prefix>/lib/tiershim/fence-probe-tier<N>`,
+/// mode 0666, so any process may open them for writing. A domain of tier `k` may write the
+/// probes of the tiers below `k` and none other (they lie beneath no writable path; the lower
+/// tiers' are added as files of their own), so which probes a process may open tells the tier of
+/// the domain it runs in ([`domain_tier`]), and the gate of tier `N` runs only inside a domain of
+/// tier `N`: never outside one, never in a looser one (a tier-3 domain calling a tier-2 link)
+/// nor a stricter one (a tier-1 agent that reached a tier-3 link).
+pub fn probe(lib: &Path, tier: u8) -> PathBuf {
+    lib.join(format!("fence-probe-tier{tier}"))
+}
+
+/// The Landlock ABI a domain is made with on a kernel of ABI `kernel`: the rights of ABI 5 at
+/// most (6 to 9 add no write right the fence handles; see [`restrict`]).
+pub fn applied_abi(kernel: u8) -> u8 {
+    kernel.min(5)
+}
 
 /// The install's library directory (`<prefix>/lib/tiershim`), which holds the tier directories
 /// and the probe.
@@ -74,7 +86,8 @@ pub struct Ruleset {
     pub writable: Vec<Entry>,
     /// Paths inside `writable` ones that are bind-mounted read-only.
     pub read_only: Vec<Entry>,
-    /// The probe no entry of `writable` may contain.
+    /// The probe of this tier, which no entry of `writable` may contain (nor those of the
+    /// tiers above it); the probes of the tiers below are in `writable`.
     pub probe: PathBuf,
 }
 
@@ -113,7 +126,8 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &[PathBuf], exists: &dyn Fn
     let KernelFence::On { abi, writable: extra } = &cfg.kernel_fence else {
         return Ok(None);
     };
-    let probe = lib_dir(cfg).join(PROBE);
+    let lib = lib_dir(cfg);
+    let probe = probe(&lib, cfg.tier);
     let mut writable = vec![
         entry(
             state_dir(home),
@@ -175,17 +189,26 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &[PathBuf], exists: &dyn Fn
         }
     }
     for w in &writable {
-        if probe.starts_with(&w.path) {
-            return Err(Error::ConfigInvalid {
-                path: cfg.path.clone(),
-                msg: format!(
-                    "the kernel fence would make {} writable, which holds the install's fence probe {}: \
-                     the gate could no longer tell a fenced process from one outside the fence; name narrower directories",
-                    w.path.display(),
-                    probe.display()
-                ),
-            });
+        for p in (cfg.tier..=3).map(|t| self::probe(&lib, t)) {
+            if p.starts_with(&w.path) {
+                return Err(Error::ConfigInvalid {
+                    path: cfg.path.clone(),
+                    msg: format!(
+                        "the kernel fence would make {} writable, which holds the install's fence probe {}: \
+                         the gate could no longer tell a fenced process from one outside the fence; name narrower directories",
+                        w.path.display(),
+                        p.display()
+                    ),
+                });
+            }
         }
+    }
+    // The probes of the tiers below: what tells this domain from theirs.
+    for t in 1..cfg.tier {
+        writable.push(entry(
+            self::probe(&lib, t),
+            "the fence probe of a lower tier (so its gate refuses calls from this domain)",
+        ));
     }
     Ok(Some(Ruleset {
         tier: cfg.tier,
@@ -206,7 +229,7 @@ pub fn kernel_abi() -> u8 {
 
 fn abi_of(n: u8) -> landlock::ABI {
     use landlock::ABI;
-    match n {
+    match applied_abi(n) {
         0 => ABI::Unsupported,
         1 => ABI::V1,
         2 => ABI::V2,
@@ -344,16 +367,29 @@ pub fn fenced(probe: &Path) -> Result<bool> {
     }
 }
 
+/// The tier of the Landlock domain this process runs in, told by the install's probes (see
+/// [`probe`]): the lowest tier whose probe it may not open for writing; `None` outside any
+/// domain (it may open them all). A missing or altered probe is an error.
+pub fn domain_tier(lib: &Path) -> Result<Option<u8>> {
+    for t in 1..=3 {
+        if fenced(&probe(lib, t))? {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
+}
+
 /// The ruleset as lines for people (`doctor`, `explain --fence`, `launch --dry-run`).
 pub fn describe(rs: &Ruleset) -> Vec<String> {
     let mut out = vec![format!(
-        "tier {}: Landlock ABI {} or later (this kernel: {}); write rights handled: write, truncate, create, remove, rename, link, device ioctls; reads and the network are not fenced",
+        "tier {}: Landlock ABI {} or later (this kernel: {}; domains are made with the rights of ABI {}); write rights handled: write, truncate, create, remove, rename, link, device ioctls; reads and the network are not fenced",
         rs.tier,
         rs.abi,
         match kernel_abi() {
             0 => "none".to_string(),
             k => k.to_string(),
-        }
+        },
+        applied_abi(kernel_abi())
     )];
     for w in &rs.writable {
         out.push(format!("writable: {} ({})", w.path.display(), w.why));
@@ -395,7 +431,7 @@ mod tests {
         );
         assert!(rs.read_only.is_empty());
         assert_eq!(rs.abi, 3);
-        assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe"));
+        assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe-tier1"));
         // An audit log not made yet: the gate creates it in its directory.
         let rs = plan(&c, Path::new("/home/agent"), &[], &|p| p != Path::new("/var/log/ts/audit.jsonl"))
             .unwrap()
@@ -412,6 +448,9 @@ mod tests {
             |p: &Path| (p == Path::new("/repos/wt/.git") || !p.starts_with("/repos/wt/.git")) && p != Path::new("/repos/app/.claude-ops");
         let rs = plan(&c, Path::new("/home/agent"), &repos, &exists).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/repos".to_string()));
+        // The tier-1 probe is writable (so tier 1's gate refuses this domain), its own is not.
+        assert!(paths(&rs.writable).contains(&"/opt/ts/lib/tiershim/fence-probe-tier1".to_string()));
+        assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe-tier2"));
         assert_eq!(
             paths(&rs.read_only),
             [

@@ -58,32 +58,51 @@ fn shown_skill(d: &Decision, ctx: &Context) -> String {
 }
 
 /// Where the install requires the kernel fence, a call from a process outside a Landlock domain
-/// (a real tool started by something that left the shell, or a caller that was never fenced) is
-/// refused before anything else. Returns what the audit record says of the fence.
-fn fence_check(cfg: &InstallConfig, tool: Tool) -> Result<String> {
+/// (a real tool started by something that left the shell, or a caller that was never fenced),
+/// or inside the domain of another tier (a looser one: a tier-3 agent calling a tier-2 link; a
+/// stricter one: a tier-1 agent that reached a tier-3 link), is refused before anything else.
+/// Returns what the audit record says of the fence: the ABI whose rights the domain handles
+/// and its tier. A refusal comes with what the record says instead: `outside`, the other tier's
+/// domain (`landlock tier 3`), or `unknown` (a probe missing or altered).
+fn fence_check(cfg: &InstallConfig, tool: Tool) -> std::result::Result<String, (Error, String)> {
     if cfg.kernel_fence == install::KernelFence::Off {
         return Ok("off".into());
     }
-    if crate::fence::fenced(&crate::fence::lib_dir(cfg).join(crate::fence::PROBE))? {
-        return Ok(format!("landlock abi {}", crate::fence::kernel_abi()));
+    let fix = "start the agent with `tiershim launch --tier N` (or its shell with `tiershim shell`) for the tier it should have, or opt out with `kernel_fence: off`";
+    let found = crate::fence::domain_tier(&crate::fence::lib_dir(cfg)).map_err(|e| (e, "unknown".to_string()))?;
+    match found {
+        Some(t) if t == cfg.tier => Ok(format!(
+            "landlock abi {} tier {t}",
+            crate::fence::applied_abi(crate::fence::kernel_abi())
+        )),
+        Some(t) => Err((
+            Error::Fence(format!(
+                "this {tool} call comes from a process inside the Landlock domain of tier {t}, not the one of tier {} that {} requires, so it is refused; {fix}",
+                cfg.tier,
+                cfg.path.display()
+            )),
+            format!("landlock tier {t}"),
+        )),
+        None => Err((
+            Error::Fence(format!(
+                "this {tool} call comes from a process outside the Landlock domain that {} requires, so it is refused; {fix}",
+                cfg.path.display()
+            )),
+            "outside".to_string(),
+        )),
     }
-    Err(Error::Fence(format!(
-        "this {tool} call comes from a process outside the Landlock domain that {} requires, so it is refused; \
-         start the agent with `tiershim launch` (or its shell with `tiershim shell`), or opt out with `kernel_fence: off`",
-        cfg.path.display()
-    )))
 }
 
-/// Refuse a call from outside the kernel fence where the install requires it, and record it:
-/// a call from outside the fence is what an escape looks like. Returns what the audit record
-/// says of the fence.
+/// Refuse a call from outside the kernel fence (or from another tier's domain) where the
+/// install requires it, and record it: such a call is what an escape looks like. Returns what
+/// the audit record says of the fence.
 fn fenced(ctx: &Context, tool: Tool, cfg: &InstallConfig) -> Result<String> {
-    fence_check(cfg, tool).or_else(|e| {
+    fence_check(cfg, tool).or_else(|(e, where_from)| {
         let origin = Origin {
             ctx,
             tool,
             ceiling: cfg.tier,
-            fence: "outside",
+            fence: &where_from,
         };
         audit::write(cfg.audit_log.as_deref(), || {
             origin.outside(escape(&format!("tiershim: {tool}: {e}")).into_owned())

@@ -114,13 +114,13 @@ pub(crate) fn safe_value(var: &str, value: &[u8]) -> bool {
 
 /// `CLAUDEOPS_DRY_RUN` as passed on: never dropped (a dropped variable would turn a dry run
 /// off), and as it was when it is a plain word; a value with control characters (`true\r`) or
-/// not UTF-8 becomes `1` or `0` as the gate reads it (`decision::dry_run_on`: anything but a
+/// not UTF-8 becomes `1` or `0` as the gate reads it (`tier::dry_run_on`: anything but a
 /// clear false is on).
 pub(crate) fn dry_run_value(v: &std::ffi::OsStr) -> OsString {
     match v.to_str() {
         Some(s) if safe_value("CLAUDEOPS_DRY_RUN", s.as_bytes()) => v.to_owned(),
         s => {
-            let on = crate::decision::dry_run_on(false, Some(s.unwrap_or("on")));
+            let on = crate::tier::dry_run_on(false, Some(s.unwrap_or("on")));
             OsString::from(if on { "1" } else { "0" })
         }
     }
@@ -286,8 +286,17 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
     let Some(rs) = fence::plan(cfg, home, &fence::repos(cfg), &|p| p.exists())? else {
         return Ok(false);
     };
-    if fence::fenced(&rs.probe)? {
-        return Ok(true);
+    match fence::domain_tier(&fence::lib_dir(cfg))? {
+        Some(t) if t == rs.tier => return Ok(true),
+        // Another tier's domain: its gate would refuse every call (and this shell cannot widen
+        // the domain, nor should it narrow it unasked).
+        Some(t) => {
+            return Err(Error::Fence(format!(
+                "this shell of tier {} runs inside the Landlock domain of tier {t}; start it with `tiershim launch --tier {}`",
+                rs.tier, rs.tier
+            )));
+        }
+        None => {}
     }
     if hardened_binary() {
         return Err(Error::Fence(format!(

@@ -145,7 +145,7 @@ fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
         (rec["verdict"].as_str(), rec["fence"].as_str()),
         (
             Some("allow"),
-            Some(format!("landlock abi {}", tiershim::fence::kernel_abi())).as_deref()
+            Some(format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))).as_deref()
         )
     );
 }
@@ -240,6 +240,50 @@ fn a_call_from_outside_the_fence_is_refused_and_a_hardened_shell_will_not_start_
     let out = a.as_agent(&[shell.to_str().unwrap(), "-c", "docker ps"]);
     assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("tiershim launch"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_gate_of_a_tier_runs_only_inside_that_tier_s_domain() {
+    if !as_root("the_gate_of_a_tier_runs_only_inside_that_tier_s_domain") {
+        return;
+    }
+    let a = AgentInstall::new("f8", &[]);
+    let abi = tiershim::fence::applied_abi(tiershim::fence::kernel_abi());
+    // (domain's tier, link's tier): a process fenced at one tier runs another tier's link
+    // directly, as one that left its restricted shell would.
+    for (domain, link) in [(1, 1), (2, 2), (3, 3), (2, 1), (3, 2), (3, 1), (1, 3), (1, 2), (2, 3)] {
+        let docker = a.inst.tier_dir(link).join("docker");
+        let out = a.launch(domain, &[docker.to_str().unwrap(), "ps"]);
+        let rec = a.inst.audit_records().pop().unwrap();
+        if domain == link {
+            assert_eq!(out.status.code(), Some(0), "{domain}->{link}: {}", text(&out.stderr));
+            assert_eq!(rec["fence"], format!("landlock abi {abi} tier {link}"));
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(78), "{domain}->{link}: {}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "inside the Landlock domain of tier {domain}, not the one of tier {link}"
+            )),
+            "{domain}->{link}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "", "{domain}->{link}: the real tool ran");
+        assert_eq!(
+            (rec["verdict"].as_str(), rec["rule"].as_str(), rec["fence"].as_str()),
+            (Some("refuse"), Some("kernel-fence"), Some(format!("landlock tier {domain}").as_str())),
+            "{domain}->{link}"
+        );
+    }
+    // The tier shell of one tier inside another tier's domain refuses to start.
+    let shell = a.inst.prefix.join("bin/rbash-tier2");
+    let out = a.launch(1, &[shell.to_str().unwrap(), "-c", "docker ps"]);
+    assert_eq!(out.status.code(), Some(78), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("this shell of tier 2 runs inside the Landlock domain of tier 1"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -379,7 +423,10 @@ fn an_unhardened_tier_1_shell_makes_its_own_domain_and_a_tier_2_one_needs_launch
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("stub docker ran\n"), "{}", text(&out.stdout));
     let rec = inst.audit_records().pop().unwrap();
-    assert_eq!(rec["fence"], format!("landlock abi {}", tiershim::fence::kernel_abi()));
+    assert_eq!(
+        rec["fence"],
+        format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))
+    );
     // The stub real tool, inside the domain, could not append to its log outside it.
     assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));
     assert!(!notes.exists());

@@ -39,27 +39,31 @@ pub fn kernel_fence(r: &mut Report, inst: &Install, t: &Tier) {
         fine = false;
         r.bad(FENCE, e.to_string(), "see docs/hardening.md, \"The kernel fence\"");
     }
-    match std::fs::symlink_metadata(&rs.probe) {
-        Ok(m) if m.is_file() && m.mode() & 0o7777 == 0o666 => {}
-        _ => {
-            fine = false;
-            r.bad(
-                FENCE,
-                format!(
-                    "the fence probe {} is missing or not a regular file of mode 0666, so every gated call is refused",
-                    rs.probe.display()
-                ),
-                "re-run install.sh, which makes it",
-            );
+    let lib = crate::fence::lib_dir(cfg);
+    for probe in (1..=3).map(|n| crate::fence::probe(&lib, n)) {
+        match std::fs::symlink_metadata(&probe) {
+            Ok(m) if m.is_file() && m.mode() & 0o7777 == 0o666 => {}
+            _ => {
+                fine = false;
+                r.bad(
+                    FENCE,
+                    format!(
+                        "the fence probe {} is missing or not a regular file of mode 0666, so every gated call is refused",
+                        probe.display()
+                    ),
+                    "re-run install.sh, which makes it",
+                );
+            }
         }
     }
     if fine {
         r.ok(
             FENCE,
             format!(
-                "Landlock ABI {} or later (this kernel: {}); {} writable paths, {} read-only inside them",
+                "Landlock ABI {} or later (this kernel: {}, domains made with the rights of ABI {}); {} writable paths, {} read-only inside them",
                 rs.abi,
                 crate::fence::kernel_abi(),
+                crate::fence::applied_abi(crate::fence::kernel_abi()),
                 rs.writable.len(),
                 rs.read_only.len()
             ),
