@@ -12,11 +12,17 @@
 //!    unrestricted bash otherwise. `SHELL` is set to it too, the first fallback;
 //! 4. the kernel fence (crate::fence) can be made with the ABI the tier asks for.
 //!
-//! Then, still as root: a private mount namespace, with the tier's read-only bind mounts and
-//! Claude Code's managed settings for the tier on `/etc/claude-code` (the operator's own files
-//! there are kept, and the tier's permission rules added to theirs); the Landlock domain (root
-//! needs no `no_new_privs`, so the setgid gate of a hardened install still gets its group);
-//! then the agent's user and group, and the agent's command with a clean environment.
+//! 5. no Claude Code settings file the agent's user could have written (its user settings, the
+//!    working directory's `.claude/settings*.json` and `.mcp.json`) holds a key that runs a
+//!    program or names a server (crate::admin::claude_files).
+//!
+//! Then, still as root: a private mount namespace, with the tier's read-only bind mounts,
+//! Claude Code's settings files the agent could write made read-only too, and Claude Code's
+//! managed settings for the tier on `/etc/claude-code` (the operator's own files there are
+//! kept; in their managed settings the launch's values win on every key that holds the fence:
+//! `claude_files::managed_settings`); the Landlock domain (root needs no `no_new_privs`, so the
+//! setgid gate of a hardened install still gets its group); then the agent's user and group,
+//! and the agent's command with a clean environment.
 //!
 //! It executes nothing but the tier's shell (`--version`, as the agent's user) and the agent's
 //! command, both by absolute path.
@@ -25,8 +31,9 @@ use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::claude_files;
 use crate::access::{self, Account, Principal};
 use crate::context::Context;
 use crate::error::Error;
@@ -197,8 +204,20 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         Ok(v) => v,
         Err(e) => return refused(e),
     };
-    let settings = managed_settings(&cfg, &prefix, &account.home, existing.settings);
     let env = environment(ctx, &a, &cfg, &account, &shell, extra);
+    // Every variable the launch sets is pinned in the managed settings' env too: Claude Code
+    // applies settings' env over its own environment, and the managed layer over every other.
+    let pins: Vec<(String, String)> = env
+        .iter()
+        .filter(|(k, _)| SET.contains(&k.as_str()) || k == "CLAUDEOPS_DRY_RUN")
+        .map(|(k, v)| (k.clone(), v.to_string_lossy().into_owned()))
+        .collect();
+    let (settings, merged) =
+        claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name);
+    let guards = claude_files::guards(&cfg, &account.home, &cwd, &repos);
+    if let Err(e) = claude_files::check_planted(&guards, &agent) {
+        return refused(e);
+    }
 
     if a.check {
         println!(
@@ -211,10 +230,16 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
             Some(rs) => fence::describe(rs).iter().for_each(|l| println!("kernel fence: {l}")),
             None => println!("kernel fence: off (kernel_fence: off)"),
         }
+        for g in &guards {
+            println!("read-only for the session: {} ({})", g.path.display(), g.why);
+        }
         println!(
             "{MANAGED_DIR}/{MANAGED_FILE}: {}",
             serde_json::to_string(&settings).unwrap_or_default()
         );
+        for n in &merged {
+            println!("managed settings merged: {}", escape(n));
+        }
         for (k, v) in &env {
             let shown = if SET.contains(&k.as_str()) {
                 v.to_string_lossy().into_owned()
@@ -226,10 +251,10 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         return Exit::Ok;
     }
 
-    if let Err(e) = prepare_state(&account) {
+    if let Err(e) = prepare_state(&account).and_then(|()| claude_files::make_missing(&guards)) {
         return refused(e);
     }
-    if let Err(e) = enter(&ruleset, &settings, &existing.others) {
+    if let Err(e) = enter(&ruleset, &settings, &existing.others, &claude_files::read_only(&guards)) {
         return refused(e.to_string());
     }
     if let Err(e) = become_agent(&account) {
@@ -442,68 +467,14 @@ fn read_managed() -> Result<Existing, String> {
     Ok(out)
 }
 
-/// Claude Code's managed settings for the tier: the operator's, with the tier's permission
-/// rules added (deny rules only add up) and hooks limited to the managed ones (a hook in the
-/// agent's own settings would run a program outside the restricted shell).
-///
-/// - tier 1: no Write, Edit or NotebookEdit at all;
-/// - tiers 2 and 3: no edit under any `.git/`, of a dotfile or dot-directory inside a
-///   workspace (a repository's `.claude-ops/`, `.env`, `.github/`), of the agent's own state
-///   (`~/.claude`: its settings and hooks), nor in the skills, policy or install directories.
-///   Writes outside the work trees are refused by the kernel fence (a deny rule cannot subtract
-///   from everywhere).
-///
-/// Paths are written `//absolute` (Claude Code reads `/x` relative to the settings file).
-pub fn managed_settings(cfg: &InstallConfig, prefix: &Path, home: &Path, existing: Option<Value>) -> Value {
-    let mut deny: Vec<String> = Vec::new();
-    let rule = |p: &Path, tail: &str| format!("Edit(/{}{tail})", p.display().to_string().trim_end_matches('/'));
-    if cfg.tier == 1 {
-        deny.extend(["Write", "Edit", "NotebookEdit"].map(String::from));
-    } else {
-        deny.extend(["Edit(//**/.git)", "Edit(//**/.git/**)"].map(String::from));
-        for ws in &cfg.workspaces {
-            deny.push(rule(ws, "/**/.*"));
-            deny.push(rule(ws, "/**/.*/**"));
-        }
-        deny.push(rule(&fence::state_dir(home), "/**"));
-        deny.push(rule(home, "/.claude.json"));
-        let mut dirs = vec![prefix.to_path_buf()];
-        dirs.extend(cfg.skills.as_ref().and_then(|s| s.baseline.clone()));
-        dirs.extend(cfg.policy.clone());
-        for d in dirs {
-            deny.push(rule(&d, "/**"));
-        }
-    }
-    let mut v = match existing {
-        Some(Value::Object(m)) => Value::Object(m),
-        _ => json!({}),
-    };
-    if let Some(m) = v.as_object_mut() {
-        let perms = m.entry("permissions").or_insert_with(|| json!({}));
-        if !perms.is_object() {
-            *perms = json!({});
-        }
-        if let Some(p) = perms.as_object_mut() {
-            let list = p.entry("deny").or_insert_with(|| json!([]));
-            if !list.is_array() {
-                *list = json!([]);
-            }
-            if let Some(arr) = list.as_array_mut() {
-                for d in deny {
-                    if !arr.iter().any(|x| x.as_str() == Some(&d)) {
-                        arr.push(Value::String(d));
-                    }
-                }
-            }
-        }
-        m.insert("allowManagedHooksOnly".into(), Value::Bool(true));
-    }
-    v
-}
-
 /// Still root: a private mount namespace with the tier's read-only binds and its managed
 /// settings on /etc/claude-code, then the Landlock domain (without `no_new_privs`).
-fn enter(ruleset: &Option<fence::Ruleset>, settings: &Value, others: &[(PathBuf, Vec<u8>)]) -> Result<(), Error> {
+fn enter(
+    ruleset: &Option<fence::Ruleset>,
+    settings: &Value,
+    others: &[(PathBuf, Vec<u8>)],
+    claude_read_only: &[fence::Entry],
+) -> Result<(), Error> {
     use nix::mount::{MsFlags, mount};
     fence::private_namespace()?;
     let dir = Path::new(MANAGED_DIR);
@@ -537,6 +508,8 @@ fn enter(ruleset: &Option<fence::Ruleset>, settings: &Value, others: &[(PathBuf,
         Some("mode=0755"),
     )
     .map_err(|e| fail("cannot make it read-only", &e))?;
+    // Claude Code's settings files the agent could write (crate::admin::claude_files).
+    fence::bind_read_only(claude_read_only)?;
     if let Some(rs) = ruleset {
         fence::bind_read_only(&rs.read_only)?;
         fence::restrict(rs, false)?;
@@ -571,47 +544,6 @@ fn become_agent(account: &Account) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn cfg(tier: u8) -> InstallConfig {
-        InstallConfig::parse(
-            Path::new(&format!("/opt/ts/lib/tiershim/tier{tier}/tiershim.yaml")),
-            &format!("tier: {tier}\nskills: {{baseline: /app/skills, repos: /repos}}\npolicy: /etc/ts/policy\n"),
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn tier_1_settings_take_every_file_tool_and_keep_the_operator_s_rules() {
-        let theirs = json!({"permissions": {"deny": ["WebFetch"], "allow": ["Bash"]}, "model": "x"});
-        let v = managed_settings(&cfg(1), Path::new("/opt/ts"), Path::new("/home/agent"), Some(theirs));
-        assert_eq!(
-            v,
-            json!({
-                "permissions": {"deny": ["WebFetch", "Write", "Edit", "NotebookEdit"], "allow": ["Bash"]},
-                "model": "x",
-                "allowManagedHooksOnly": true
-            })
-        );
-    }
-
-    #[test]
-    fn tier_2_settings_keep_edits_out_of_git_dotfiles_skills_policy_and_the_install() {
-        let v = managed_settings(&cfg(2), Path::new("/opt/ts"), Path::new("/home/agent"), None);
-        assert_eq!(
-            v["permissions"]["deny"],
-            json!([
-                "Edit(//**/.git)",
-                "Edit(//**/.git/**)",
-                "Edit(//repos/**/.*)",
-                "Edit(//repos/**/.*/**)",
-                "Edit(//home/agent/.claude/**)",
-                "Edit(//home/agent/.claude.json)",
-                "Edit(//opt/ts/**)",
-                "Edit(//app/skills/**)",
-                "Edit(//etc/ts/policy/**)"
-            ])
-        );
-    }
 
     #[test]
     fn variables_the_launch_sets_or_that_steer_loading_cannot_be_passed() {

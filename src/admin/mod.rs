@@ -3,6 +3,7 @@
 
 mod audit;
 mod check;
+mod claude_files;
 mod cooldown;
 mod doctor;
 mod explain;

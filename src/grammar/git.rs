@@ -194,22 +194,28 @@ pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     }
 }
 
-/// The mailboxes `git am` reads, for the gate to read (and seal) first: the files it names,
-/// or stdin when it names none. Nothing for every other command, and for `am --continue` and
-/// the other ways to go on with a stopped `am`.
+/// The mailboxes `git am` and the patches `git apply` read, for the gate to read (and seal)
+/// first: the files named, or stdin when none is. Nothing for every other command, for
+/// `am --continue` and the other ways to go on with a stopped `am`, and for an `apply` that
+/// only shows (`--check`, `--stat`, … without `--apply`).
 pub fn sources(args: &[String]) -> Sources {
     let Ok(g) = globals(args) else {
         return Sources::default();
     };
     let start = g.end + 1;
-    if args.get(g.end).map(String::as_str) != Some("am") || g.prints_only {
+    let verb = args.get(g.end).map(String::as_str);
+    if !matches!(verb, Some("am" | "apply")) || g.prints_only {
         return Sources::default();
     }
     let rest = &args[start..];
-    let Ok(p) = scan(rest, AM_OPTS) else {
+    let opts = if verb == Some("am") { AM_OPTS } else { APPLY_OPTS };
+    let Ok(p) = scan(rest, opts) else {
         return Sources::default();
     };
-    if AM_RESUME.iter().any(|m| on(&p, m)) {
+    if verb == Some("am") && AM_RESUME.iter().any(|m| on(&p, m)) {
+        return Sources::default();
+    }
+    if verb == Some("apply") && apply_shows_only(&p) {
         return Sources::default();
     }
     // Which words are operands: those neither an option nor an option's separate value.
@@ -360,6 +366,29 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The command writes the file `path` (relative to the `-C` directories).
+    fn writes(&mut self, path: &str, flag: &str) {
+        let full = self.full(path);
+        self.files.push(LocalFile {
+            path: full,
+            access: Access::Write,
+            flag: flag.to_string(),
+            content: false,
+        });
+    }
+
+    fn full(&self, path: &str) -> String {
+        if path.starts_with('/') || self.chdir.is_empty() {
+            return path.to_string();
+        }
+        let mut p = std::path::PathBuf::new();
+        for c in &self.chdir {
+            p.push(c);
+        }
+        p.push(path);
+        p.display().to_string()
+    }
+
     /// The command reads the file `path` (relative to the `-C` directories); `-` is stdin.
     fn reads(&mut self, path: &str, flag: &str) {
         if path == "-" {
@@ -590,7 +619,7 @@ fn command(rest: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
         "rebase" => rebase(args, cx)?,
         "am" => am(args, cx)?,
         "init" => init(args)?,
-        "apply" => apply(args)?,
+        "apply" => apply(args, cx)?,
         "fsck" => fsck(args)?,
         "notes" => notes(args),
         "archive" => return archive(args),
@@ -1610,8 +1639,8 @@ const AM_RESUME: &[&str] = &[
 
 /// `git am`: commits the patches of mailboxes. The gate reads them (the files named, or stdin)
 /// before deciding and hands git sealed copies, so the files the patches touch are known
-/// ([`patch_paths`]); a mailbox it could not read refuses the call.
-fn am(args: &[String], cx: &Cx) -> Result<Action, String> {
+/// ([`patch_paths`]) and declared as writes; a mailbox it could not read refuses the call.
+fn am(args: &[String], cx: &mut Cx) -> Result<Action, String> {
     let p = scan(args, AM_OPTS)?;
     if stops(&p) {
         return Ok(Action::new("am abort"));
@@ -1651,6 +1680,10 @@ fn am(args: &[String], cx: &Cx) -> Result<Action, String> {
     if let Ok(f) = &mut files {
         f.sort();
         f.dedup();
+        // The patches write these files into the work tree too: judged as every local write.
+        for path in f.iter() {
+            cx.writes(path, "am");
+        }
     }
     a.scope = Some(ScopeTarget::Patches { files });
     Ok(a)
@@ -1792,17 +1825,53 @@ fn init(args: &[String]) -> Result<Action, String> {
     Ok(a)
 }
 
+/// `--check`, `--stat`, `--numstat` and `--summary` only show, unless `--apply` asks for both.
+fn apply_shows_only(p: &Parsed) -> bool {
+    ["check", "stat", "numstat", "summary"].iter().any(|id| on(p, id)) && !on(p, "apply")
+}
+
 /// `git apply --unsafe-paths` writes outside the working tree; `--check`, `--stat`,
-/// `--numstat` and `--summary` only show, unless `--apply` asks for both.
-fn apply(args: &[String]) -> Result<Action, String> {
+/// `--numstat` and `--summary` only show, unless `--apply` asks for both. The patches are read
+/// by the gate first (as `am`'s mailboxes are), and every path they name is declared a write
+/// (`-p`, `--directory` applied; with `--cached` too, since a later checkout writes what the
+/// index holds), so the local-write model judges a patch that creates `.claude/settings.json`
+/// or `.git/config` as it judges `curl -o`. A patch the gate did not read is marked
+/// `patch-unread`, which the policy refuses.
+fn apply(args: &[String], cx: &mut Cx) -> Result<Action, String> {
     let p = scan(args, APPLY_OPTS)?;
-    let shows = ["check", "stat", "numstat", "summary"].iter().any(|id| on(&p, id));
-    if shows && !on(&p, "apply") {
+    if apply_shows_only(&p) {
         return Ok(dry("apply"));
     }
     let mut a = Action::new("apply");
     if on(&p, "unsafe-paths") {
         a.add("unsafe-paths");
+    }
+    let strip = match p.last("p") {
+        Some(n) => n.parse::<usize>().map_err(|_| format!("git apply -p{n}: not a number"))?,
+        None => 1,
+    };
+    let directory = p.last("directory").map(str::to_string);
+    let texts: Vec<Input> = if p.positionals().is_empty() {
+        vec![cx.inputs.stdin.clone()]
+    } else {
+        cx.inputs.files.clone()
+    };
+    let mut paths = Vec::new();
+    for t in &texts {
+        match t {
+            Input::Text(text) => paths.extend(patch_paths(text, strip, directory.as_deref())?),
+            // Not read (a policy example, a terminal, a file the gate could not read): what it
+            // writes is unknown, which the policy refuses (`patch-unread`).
+            _ => a.add("patch-unread"),
+        }
+    }
+    if texts.is_empty() {
+        a.add("patch-unread");
+    }
+    if !a.marks.contains("patch-unread") {
+        for path in paths {
+            cx.writes(&path, "apply");
+        }
     }
     Ok(a)
 }
@@ -3482,7 +3551,49 @@ mod tests {
             one("clone", &["config-write"])
         );
         assert_eq!(acts(&["init", "--templ=/t"]), one("init", &["template"]));
-        assert_eq!(acts(&["apply", "--unsafe-paths", "p.diff"]), one("apply", &["unsafe-paths"]));
+        assert_eq!(
+            acts(&["apply", "--unsafe-paths", "p.diff"]),
+            one("apply", &["patch-unread", "unsafe-paths"])
+        );
+    }
+
+    #[test]
+    fn apply_and_am_declare_every_path_their_patches_write() {
+        let patch = "diff --git a/.claude/settings.json b/.claude/settings.json\nnew file mode 100644\n--- /dev/null\n+++ b/.claude/settings.json\n@@ -0,0 +1 @@\n+{}\ndiff --git a/src/x.rs b/src/y.rs\nrename from src/x.rs\nrename to src/y.rs\n";
+        let read = |args: &[&str]| {
+            let args = argv(args);
+            let src = sources(&args);
+            let inputs = Inputs {
+                stdin: if src.stdin { Input::Text(patch.into()) } else { Input::Unread },
+                files: src.files.iter().map(|_| Input::Text(patch.into())).collect(),
+            };
+            let inv = parse_with(&args, &inputs);
+            assert_eq!(inv.problem, None, "{args:?}");
+            let mut w: Vec<(String, String)> = inv
+                .files
+                .iter()
+                .filter(|f| f.access == Access::Write)
+                .map(|f| (f.path.clone(), f.flag.clone()))
+                .collect();
+            w.sort();
+            (inv.actions[0].marks.clone(), w)
+        };
+        let want = |flag: &str, paths: &[&str]| -> Vec<(String, String)> {
+            paths.iter().map(|p| (p.to_string(), flag.to_string())).collect()
+        };
+        assert_eq!(
+            read(&["apply", "p.diff"]).1,
+            want("apply", &[".claude/settings.json", "src/x.rs", "src/y.rs"])
+        );
+        assert_eq!(
+            read(&["-C", "sub", "apply", "--directory=d", "-"]).1,
+            want("apply", &["sub/d/.claude/settings.json", "sub/d/src/x.rs", "sub/d/src/y.rs"])
+        );
+        assert_eq!(read(&["apply", "--cached"]).1.len(), 3);
+        assert_eq!(read(&["am", "-3", "m.mbox"]).1, want("am", &[".claude/settings.json", "src/x.rs", "src/y.rs"]));
+        // Only shown: nothing read, nothing written.
+        assert_eq!(sources(&argv(&["apply", "--check", "p.diff"])), Sources::default());
+        assert!(read(&["apply", "--stat", "p.diff"]).1.is_empty());
     }
 
     #[test]
@@ -3669,7 +3780,7 @@ mod tests {
         assert_eq!(acts(&["rm", "-n", "x"]), one("rm dry-run", &[]));
         assert_eq!(acts(&["mv", "--dry-run", "a", "b"]), one("mv dry-run", &[]));
         assert_eq!(acts(&["apply", "--check", "p"]), one("apply dry-run", &[]));
-        assert_eq!(acts(&["apply", "--stat", "--apply", "p"]), one("apply", &[]));
+        assert_eq!(acts(&["apply", "--stat", "--apply", "p"]), one("apply", &["patch-unread"]));
         assert_eq!(acts(&["remote", "prune", "-n", "origin"]), one("remote prune dry-run", &[]));
         assert_eq!(acts(&["reflog", "expire", "--dry-run", "--all"]), one("reflog expire dry-run", &[]));
     }

@@ -121,6 +121,13 @@ pub fn call(cfg: &InstallConfig, policy: &Policy, call: &Call, source: &mut dyn 
     };
     // Scripts the call reads (psql -f, stdin) are read now and judged with the call.
     let (inv, scripts) = script_input::gather(call.tool, &args, inv, call.cwd);
+    // What a script names may be local files too (the paths `git apply`'s patch writes): where
+    // they really are is looked at now, with the rest.
+    let local = if scripts.is_some() && !inv.files.is_empty() {
+        crate::files::gather(&inv, call.cwd).0
+    } else {
+        local
+    };
     let var = |name: &str| call.var(name);
     let mut req = request(cfg, policy, &inv, &var);
     req.local = local;
