@@ -509,6 +509,36 @@ fn check_files(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out
     }
 }
 
+/// Under the kernel fence, tier 1 writes no repository: a git verb that writes its own (a
+/// fetch's objects and refs) would fail there with "Permission denied", so it needs tier 2,
+/// said before it runs rather than by the kernel after.
+fn check_repository_writes(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
+    if tool != Tool::Git || !req.fence.kernel_fence || req.remote_host.is_some() {
+        return;
+    }
+    for a in &inv.actions {
+        if !crate::grammar::git::WRITES_REPOSITORY.contains(&a.verb.as_str()) {
+            continue;
+        }
+        let id = Builtin::LocalWrite.id(tool);
+        let what = format!("git {} (writes the repository: objects, remote-tracking refs, FETCH_HEAD)", a.verb);
+        out.push(
+            Finding::new(
+                Required::Tier(2),
+                id.clone(),
+                policy.skill.clone(),
+                what.clone(),
+                format!(
+                    "{}: the kernel fence of tier 1 lets no repository be written",
+                    rule_reason(Required::Tier(2), &id, &what)
+                ),
+                Some("fetch as the operator (the entrypoint or a timer), or escalate to a tier 2 agent".to_string()),
+            )
+            .by(Builtin::LocalWrite),
+        );
+    }
+}
+
 fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, out: &mut Vec<Finding>) {
     for claim in &inv.claims {
         match claim {
@@ -918,6 +948,7 @@ impl Judging<'_> {
         check_config(tool, policy, req, &mut findings);
         check_claims(tool, policy, inv, req, &mut findings);
         check_files(tool, policy, inv, req, &mut findings);
+        check_repository_writes(tool, policy, inv, req, &mut findings);
         for c in &req.agent_config {
             let c = escape(c).into_owned();
             findings.push(never(

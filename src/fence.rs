@@ -84,6 +84,10 @@ pub struct Ruleset {
     pub abi: u8,
     /// Where the domain allows writing (with everything beneath a directory).
     pub writable: Vec<Entry>,
+    /// Directories inside `writable` ones bind-mounted onto themselves, writable, before the
+    /// read-only mounts: a mount point cannot be renamed or removed (`EBUSY`), so a git
+    /// directory stays where its read-only config and hooks are.
+    pub pinned: Vec<Entry>,
     /// Paths inside `writable` ones that are bind-mounted read-only.
     pub read_only: Vec<Entry>,
     /// The probe of this tier, which no entry of `writable` may contain (nor those of the
@@ -98,31 +102,179 @@ fn entry(path: impl Into<PathBuf>, why: &str) -> Entry {
     }
 }
 
-/// The git work trees under the workspaces: a workspace that is one, and each directory directly
-/// inside one that is (as `skills.repos` holds `<repos>/<repo>`).
-pub fn repos(cfg: &InstallConfig) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for ws in &cfg.workspaces {
-        if ws.join(".git").exists() {
-            out.push(ws.clone());
+/// The git repositories under the workspaces, found when the fence is made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Repos {
+    /// The work trees: a workspace that is one, and each directory below one that is (nested
+    /// repositories included), down to [`MAX_DEPTH`] levels, hidden directories and symbolic
+    /// links not followed.
+    pub work_trees: Vec<PathBuf>,
+    /// Every git directory they use: each work tree's `.git` directory (or the one its `.git`
+    /// file names), the common directory a `commondir` file names, and the git directories of
+    /// their submodules (`modules/…`) and linked work trees (`worktrees/…`).
+    pub git_dirs: Vec<PathBuf>,
+}
+
+/// How deep below a workspace work trees are looked for.
+pub const MAX_DEPTH: usize = 4;
+
+/// The repositories under the workspaces ([`Repos`]).
+pub fn repos(cfg: &InstallConfig) -> Repos {
+    let mut out = Repos::default();
+    let mut stack: Vec<(PathBuf, usize)> = cfg.workspaces.iter().rev().map(|w| (w.clone(), 0)).collect();
+    while let Some((dir, depth)) = stack.pop() {
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() && !out.work_trees.contains(&dir) {
+            out.work_trees.push(dir.clone());
         }
-        let Ok(rd) = std::fs::read_dir(ws) else { continue };
+        if depth >= MAX_DEPTH {
+            continue;
+        }
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
         let mut children: Vec<PathBuf> = rd
             .filter_map(|e| e.ok())
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
             .map(|e| e.path())
-            .filter(|p| std::fs::symlink_metadata(p.join(".git")).is_ok())
             .collect();
         children.sort();
-        out.extend(children);
+        stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+    }
+    for wt in &out.work_trees {
+        if let Some(d) = discover(wt) {
+            for g in [d.git_dir, d.common] {
+                if !out.git_dirs.contains(&g) {
+                    out.git_dirs.push(g);
+                }
+            }
+        }
+    }
+    // Submodules' and linked work trees' git directories, below each common directory.
+    let mut i = 0;
+    while i < out.git_dirs.len() {
+        let g = out.git_dirs[i].clone();
+        i += 1;
+        for sub in ["modules", "worktrees"] {
+            let mut stack = vec![(g.join(sub), 0)];
+            while let Some((d, depth)) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                for e in rd.filter_map(|e| e.ok()) {
+                    if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                        continue;
+                    }
+                    let p = e.path();
+                    if p.join("HEAD").is_file() {
+                        if !out.git_dirs.contains(&p) {
+                            out.git_dirs.push(p.clone());
+                        }
+                    } else if sub == "modules" && depth < MAX_DEPTH {
+                        // A submodule named with slashes: modules/a/b.
+                        stack.push((p, depth + 1));
+                    }
+                }
+            }
+        }
     }
     out
 }
 
-/// The ruleset of `cfg`'s tier for an agent whose home is `home`, with `repos` the work trees
+/// A repository as git finds it from a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitDirs {
+    pub git_dir: PathBuf,
+    /// Where its config, hooks, objects and refs are: the git directory, or the directory its
+    /// `commondir` file names.
+    pub common: PathBuf,
+}
+
+/// The repository git would use from `start`, as its discovery does (setup.c): the first
+/// directory upward holding `.git` (a directory, or a file `gitdir: <path>`); a bare layout
+/// is not discovered (the gate's git runs with `safe.bareRepository=explicit`). `None` outside
+/// any repository.
+pub fn discover(start: &Path) -> Option<GitDirs> {
+    let start = std::path::absolute(start).ok()?;
+    let mut dir = Some(start.as_path());
+    while let Some(d) = dir {
+        let dot = d.join(".git");
+        if let Ok(m) = std::fs::metadata(&dot) {
+            let git_dir = if m.is_dir() {
+                dot
+            } else {
+                let text = std::fs::read_to_string(&dot).ok()?;
+                let named = text.lines().next()?.strip_prefix("gitdir: ")?.trim_end().to_string();
+                d.join(named)
+            };
+            let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+                Ok(t) => git_dir.join(t.trim_end_matches(['\n', '\r'])),
+                Err(_) => git_dir.clone(),
+            };
+            return Some(GitDirs {
+                git_dir: lexical(&git_dir),
+                common: lexical(&common),
+            });
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// `p` with `.` and `..` taken away as written (a git directory is named through the
+/// workspace as the operator wrote it, so it compares with `workspaces:`).
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Is `path` on a read-only mount (`statvfs`'s `ST_RDONLY`)? A path that cannot be looked at
+/// is not.
+pub fn read_only_mount(path: &Path) -> bool {
+    nix::sys::statvfs::statvfs(path).is_ok_and(|v| v.flags().contains(nix::sys::statvfs::FsFlags::ST_RDONLY))
+}
+
+/// Why the repository `d` is not held by the fence, if it is not: a git directory inside the
+/// writable paths whose `config` and `hooks` are not read-only mounts is one made, moved or
+/// retargeted (`commondir`) after the fence was made, whose configuration the agent could
+/// have written and which any git (gh's too) would obey.
+pub fn unbound(d: &GitDirs, writable: &[PathBuf]) -> Option<String> {
+    let inside = |p: &Path| writable.iter().any(|w| p.starts_with(w));
+    if !inside(&d.common) && !inside(&d.git_dir) {
+        return None;
+    }
+    for p in [d.common.join("config"), d.common.join("hooks")] {
+        if !read_only_mount(&p) {
+            return Some(format!(
+                "the git directory {} is not one the kernel fence holds ({} is not a read-only mount): a repository made, \
+                 moved or retargeted (a `.git` renamed, a `commondir` written) after the agent started, whose configuration \
+                 the agent could have written; restart the agent with `tiershim launch`, which binds every repository's \
+                 metadata read-only",
+                d.common.display(),
+                p.display()
+            ));
+        }
+    }
+    let wt_config = d.git_dir.join("config.worktree");
+    if d.git_dir != d.common && wt_config.exists() && !read_only_mount(&wt_config) {
+        return Some(format!(
+            "{} is not a read-only mount: a linked work tree's configuration the agent could have written; restart the agent with `tiershim launch`",
+            wt_config.display()
+        ));
+    }
+    None
+}
+
+/// The ruleset of `cfg`'s tier for an agent whose home is `home`, with `repos` the repositories
 /// found under the workspaces and `exists` telling which paths there are (the caller's file
 /// system; a path that does not exist cannot be bind-mounted). `None` when the fence is off.
-pub fn plan(cfg: &InstallConfig, home: &Path, repos: &[PathBuf], exists: &dyn Fn(&Path) -> bool) -> Result<Option<Ruleset>> {
+pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Path) -> bool) -> Result<Option<Ruleset>> {
     let KernelFence::On { abi, writable: extra } = &cfg.kernel_fence else {
         return Ok(None);
     };
@@ -148,25 +300,38 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &[PathBuf], exists: &dyn Fn
         writable.push(entry(dir, "the cooldown state's directory, rewritten by the gate"));
     }
     let mut read_only = Vec::new();
+    let mut pinned = Vec::new();
     if cfg.tier >= 2 {
         for ws in &cfg.workspaces {
             writable.push(entry(ws, "a workspace: the repositories' work trees"));
         }
-        for repo in repos {
+        for repo in &repos.work_trees {
+            let p = repo.join(".claude-ops");
+            if exists(&p) {
+                read_only.push(entry(p, "a repository's skills"));
+            }
+            let git = repo.join(".git");
+            if exists(&git) && !repos.git_dirs.contains(&git) && !exists(&git.join("HEAD")) {
+                read_only.push(entry(git, "a `.git` file, which names the git directory"));
+            }
+        }
+        for g in &repos.git_dirs {
+            if !cfg.workspaces.iter().any(|w| g.starts_with(w)) {
+                continue; // not writable: nothing to hold
+            }
+            pinned.push(entry(g, "a git directory, which cannot be renamed or removed while it is a mount point"));
             for (sub, why) in [
-                (".git/config", "a repository's git config"),
-                (".git/hooks", "a repository's hooks"),
-                (".git/info", "a repository's attributes and excludes"),
-                (".claude-ops", "a repository's skills"),
+                ("config", "a repository's git config"),
+                ("hooks", "a repository's hooks"),
+                ("info", "a repository's attributes and excludes"),
+                ("commondir", "where a git directory's config and hooks are"),
+                ("gitdir", "a linked work tree's location"),
+                ("config.worktree", "a work tree's git config"),
             ] {
-                let p = repo.join(sub);
+                let p = g.join(sub);
                 if exists(&p) {
                     read_only.push(entry(p, why));
                 }
-            }
-            let git = repo.join(".git");
-            if exists(&git) && !exists(&git.join("config")) {
-                read_only.push(entry(git, "a `.git` file, which names the git directory"));
             }
         }
         let inside = |p: &Path| cfg.workspaces.iter().any(|w| p.starts_with(w));
@@ -214,6 +379,7 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &[PathBuf], exists: &dyn Fn
         tier: cfg.tier,
         abi: *abi,
         writable,
+        pinned,
         read_only,
         probe,
     }))
@@ -314,6 +480,34 @@ pub fn private_namespace() -> Result<()> {
         .map_err(|e| fence_error(format!("cannot make / private in the new mount namespace: {e}")))
 }
 
+/// Bind-mount each path onto itself, writable (inside [`private_namespace`]): a mount point
+/// cannot be renamed or removed.
+pub fn pin(paths: &[Entry]) -> Result<()> {
+    use nix::mount::{MsFlags, mount};
+    for e in paths {
+        mount(Some(&e.path), &e.path, None::<&str>, MsFlags::MS_BIND, None::<&str>)
+            .map_err(|err| fence_error(format!("cannot bind-mount {} onto itself: {err}", e.path.display())))?;
+    }
+    Ok(())
+}
+
+/// Make each git directory's `hooks` and `info` where they are missing (root-owned, mode 0755),
+/// so they can be mounted read-only: a missing one the agent could make and fill.
+pub fn make_git_metadata(repos: &Repos) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for g in &repos.git_dirs {
+        for sub in ["hooks", "info"] {
+            let p = g.join(sub);
+            if std::fs::symlink_metadata(&p).is_err() {
+                std::fs::create_dir(&p)
+                    .and_then(|()| std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)))
+                    .map_err(|e| fence_error(format!("cannot make {} (to mount it read-only): {e}", p.display())))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Bind-mount each path onto itself read-only (inside [`private_namespace`]).
 pub fn bind_read_only(paths: &[Entry]) -> Result<()> {
     use nix::mount::{MsFlags, mount};
@@ -394,6 +588,9 @@ pub fn describe(rs: &Ruleset) -> Vec<String> {
     for w in &rs.writable {
         out.push(format!("writable: {} ({})", w.path.display(), w.why));
     }
+    for r in &rs.pinned {
+        out.push(format!("pinned: {} ({})", r.path.display(), r.why));
+    }
     for r in &rs.read_only {
         out.push(format!("read-only: {} ({})", r.path.display(), r.why));
     }
@@ -408,6 +605,13 @@ mod tests {
         InstallConfig::parse(Path::new("/opt/ts/lib/tiershim/tier2/tiershim.yaml"), text).unwrap()
     }
 
+    fn work_trees(list: &[&str]) -> Repos {
+        Repos {
+            work_trees: list.iter().map(PathBuf::from).collect(),
+            git_dirs: Vec::new(),
+        }
+    }
+
     fn paths(v: &[Entry]) -> Vec<String> {
         v.iter().map(|e| e.path.display().to_string()).collect()
     }
@@ -415,7 +619,7 @@ mod tests {
     #[test]
     fn tier_1_writes_only_the_agent_s_state_the_terminal_and_what_the_gate_writes() {
         let c = cfg("tier: 1\naudit_log: /var/log/ts/audit.jsonl\ncooldown_state: /var/lib/ts/cd/cooldown.json\nworkspaces: [/repos]\n");
-        let rs = plan(&c, Path::new("/home/agent"), &[PathBuf::from("/repos/app")], &|_| true)
+        let rs = plan(&c, Path::new("/home/agent"), &work_trees(&["/repos/app"]), &|_| true)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -433,32 +637,52 @@ mod tests {
         assert_eq!(rs.abi, 3);
         assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe-tier1"));
         // An audit log not made yet: the gate creates it in its directory.
-        let rs = plan(&c, Path::new("/home/agent"), &[], &|p| p != Path::new("/var/log/ts/audit.jsonl"))
+        let rs = plan(&c, Path::new("/home/agent"), &Repos::default(), &|p| p != Path::new("/var/log/ts/audit.jsonl"))
             .unwrap()
             .unwrap();
         assert!(paths(&rs.writable).contains(&"/var/log/ts".to_string()));
     }
 
     #[test]
-    fn tier_2_adds_the_work_trees_with_git_config_hooks_and_skills_read_only() {
+    fn tier_2_adds_the_work_trees_with_git_metadata_read_only_and_git_directories_pinned() {
         let c = cfg("tier: 2\nworkspaces: [/repos]\npolicy: /repos/policy\n");
-        let repos = [PathBuf::from("/repos/app"), PathBuf::from("/repos/wt")];
-        // /repos/wt has a `.git` file (a linked work tree), so no .git/config beneath it.
-        let exists =
-            |p: &Path| (p == Path::new("/repos/wt/.git") || !p.starts_with("/repos/wt/.git")) && p != Path::new("/repos/app/.claude-ops");
+        // /repos/wt has a `.git` file (a linked work tree of /repos/app), /repos/app/sub is a
+        // nested repository, and /outside/x.git a git directory no workspace holds.
+        let repos = Repos {
+            work_trees: ["/repos/app", "/repos/app/sub", "/repos/wt"].map(PathBuf::from).to_vec(),
+            git_dirs: ["/repos/app/.git", "/repos/app/sub/.git", "/repos/app/.git/worktrees/wt", "/outside/x.git"]
+                .map(PathBuf::from)
+                .to_vec(),
+        };
+        let exists = |p: &Path| {
+            let s = p.display().to_string();
+            !(s == "/repos/app/.claude-ops" || s.ends_with("/.git/commondir") || s.ends_with("/.git/gitdir") || s.ends_with("config.worktree"))
+                && !(s.starts_with("/repos/app/.git/worktrees/wt/") && ["config", "hooks", "info"].iter().any(|x| s.ends_with(x)))
+                && !s.starts_with("/repos/wt/.git/")
+        };
         let rs = plan(&c, Path::new("/home/agent"), &repos, &exists).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/repos".to_string()));
         // The tier-1 probe is writable (so tier 1's gate refuses this domain), its own is not.
         assert!(paths(&rs.writable).contains(&"/opt/ts/lib/tiershim/fence-probe-tier1".to_string()));
         assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe-tier2"));
         assert_eq!(
+            paths(&rs.pinned),
+            ["/repos/app/.git", "/repos/app/sub/.git", "/repos/app/.git/worktrees/wt"]
+        );
+        assert_eq!(
             paths(&rs.read_only),
             [
+                "/repos/app/sub/.claude-ops",
+                "/repos/wt/.claude-ops",
+                "/repos/wt/.git",
                 "/repos/app/.git/config",
                 "/repos/app/.git/hooks",
                 "/repos/app/.git/info",
-                "/repos/wt/.claude-ops",
-                "/repos/wt/.git",
+                "/repos/app/sub/.git/config",
+                "/repos/app/sub/.git/hooks",
+                "/repos/app/sub/.git/info",
+                "/repos/app/.git/worktrees/wt/commondir",
+                "/repos/app/.git/worktrees/wt/gitdir",
                 "/repos/policy"
             ]
         );
@@ -471,7 +695,7 @@ mod tests {
             "tier: 3\nkernel_fence: {abi: 5, writable: [/srv/data]}\n",
         )
         .unwrap();
-        let rs = plan(&c, Path::new("/home/agent"), &[], &|_| true).unwrap().unwrap();
+        let rs = plan(&c, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/srv/data".to_string()));
         assert_eq!(rs.abi, 5);
         let c = InstallConfig::parse(
@@ -479,10 +703,10 @@ mod tests {
             "tier: 3\nkernel_fence: {writable: [/opt]}\n",
         )
         .unwrap();
-        let e = plan(&c, Path::new("/home/agent"), &[], &|_| true).unwrap_err().to_string();
+        let e = plan(&c, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap_err().to_string();
         assert!(e.contains("holds the install's fence probe"), "{e}");
         let off = cfg("tier: 2\nkernel_fence: off\n");
-        assert_eq!(plan(&off, Path::new("/home/agent"), &[], &|_| true).unwrap(), None);
+        assert_eq!(plan(&off, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap(), None);
     }
 
     #[test]

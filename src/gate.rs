@@ -93,11 +93,52 @@ fn fence_check(cfg: &InstallConfig, tool: Tool) -> std::result::Result<String, (
     }
 }
 
+/// At tier 2 and above, where the kernel fence holds each repository's metadata read-only
+/// (crate::fence), a git call (in its `-C` directories) or a gh call (which runs git in its
+/// working directory) in a repository whose config and hooks are not read-only mounts is
+/// refused: a repository made, moved or retargeted after the launch, whose configuration the
+/// agent could have written. The record says the fence as for an allowed call.
+fn repository_check(ctx: &Context, tool: Tool, cfg: &InstallConfig) -> std::result::Result<(), (Error, String)> {
+    let install::KernelFence::On { writable: extra, .. } = &cfg.kernel_fence else {
+        return Ok(());
+    };
+    if cfg.tier < 2 || !matches!(tool, Tool::Git | Tool::Gh) {
+        return Ok(());
+    }
+    let mut writable: Vec<PathBuf> = Vec::new();
+    let roots = cfg.workspaces.iter().chain(if cfg.tier >= 3 { extra.iter() } else { [].iter() });
+    for w in roots {
+        writable.push(w.clone());
+        if let Ok(c) = std::fs::canonicalize(w) {
+            writable.push(c);
+        }
+    }
+    let mut start = ctx.cwd.clone();
+    if tool == Tool::Git {
+        let args: Vec<String> = ctx.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        for d in crate::grammar::git::directories(&args) {
+            start.push(d);
+        }
+    }
+    let Some(repo) = crate::fence::discover(&start) else {
+        return Ok(());
+    };
+    match crate::fence::unbound(&repo, &writable) {
+        None => Ok(()),
+        Some(why) => Err((
+            Error::Fence(format!("this {tool} call would run git in {}: {why}", start.display())),
+            format!("landlock tier {} (repository not held)", cfg.tier),
+        )),
+    }
+}
+
 /// Refuse a call from outside the kernel fence (or from another tier's domain) where the
 /// install requires it, and record it: such a call is what an escape looks like. Returns what
 /// the audit record says of the fence.
 fn fenced(ctx: &Context, tool: Tool, cfg: &InstallConfig) -> Result<String> {
-    fence_check(cfg, tool).or_else(|(e, where_from)| {
+    fence_check(cfg, tool)
+        .and_then(|f| repository_check(ctx, tool, cfg).map(|()| f))
+        .or_else(|(e, where_from)| {
         let origin = Origin {
             ctx,
             tool,

@@ -214,7 +214,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         .collect();
     let (settings, merged) =
         claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name);
-    let guards = claude_files::guards(&cfg, &account.home, &cwd, &repos);
+    let guards = claude_files::guards(&cfg, &account.home, &cwd, &repos.work_trees);
     if let Err(e) = claude_files::check_planted(&guards, &agent) {
         return refused(e);
     }
@@ -254,6 +254,17 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
     if let Err(e) = prepare_state(&account).and_then(|()| claude_files::make_missing(&guards)) {
         return refused(e);
     }
+    // Each git directory's hooks and info made where missing, so they are mounted read-only
+    // too; the ruleset made again with them.
+    let ruleset = match &ruleset {
+        Some(_) if cfg.tier >= 2 => {
+            match fence::make_git_metadata(&repos).and_then(|()| fence::plan(&cfg, &account.home, &repos, &|p| p.exists())) {
+                Ok(r) => r,
+                Err(e) => return refused(e.to_string()),
+            }
+        }
+        _ => ruleset,
+    };
     if let Err(e) = enter(&ruleset, &settings, &existing.others, &claude_files::read_only(&guards)) {
         return refused(e.to_string());
     }
@@ -511,6 +522,7 @@ fn enter(
     // Claude Code's settings files the agent could write (crate::admin::claude_files).
     fence::bind_read_only(claude_read_only)?;
     if let Some(rs) = ruleset {
+        fence::pin(&rs.pinned)?;
         fence::bind_read_only(&rs.read_only)?;
         fence::restrict(rs, false)?;
     }

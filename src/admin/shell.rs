@@ -306,7 +306,7 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
         )));
     }
     let root = nix::unistd::geteuid().is_root();
-    if !rs.read_only.is_empty() {
+    if !rs.read_only.is_empty() || !rs.pinned.is_empty() {
         if !root {
             let shown: Vec<String> = rs.read_only.iter().map(|e| e.path.display().to_string()).collect();
             return Err(Error::Fence(format!(
@@ -316,6 +316,7 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
             )));
         }
         fence::private_namespace()?;
+        fence::pin(&rs.pinned)?;
         fence::bind_read_only(&rs.read_only)?;
     }
     fence::restrict(&rs, !root)?;

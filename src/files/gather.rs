@@ -16,7 +16,10 @@ impl Fence {
     /// the real tools, the audit log, the cooldown state, the inventory and MCP configs, the
     /// tool home and the secrets file).
     pub fn of(cfg: &InstallConfig) -> Fence {
-        let mut f = Fence::default();
+        let mut f = Fence {
+            kernel_fence: cfg.kernel_fence != crate::install::KernelFence::Off,
+            ..Fence::default()
+        };
         for w in &cfg.workspaces {
             push_both(&mut f.workspaces, w);
         }

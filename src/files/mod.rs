@@ -97,6 +97,9 @@ pub struct Fence {
     pub workspaces: Vec<PathBuf>,
     /// What no call writes (or reads), and what it is, each as written and canonical.
     pub protected: Vec<(PathBuf, String)>,
+    /// The kernel fence is on (`kernel_fence`): at tier 1 no repository may be written, by the
+    /// real tool's own side effects either (a fetch's objects and refs).
+    pub kernel_fence: bool,
 }
 
 /// Which of the entries that make a git directory an existing directory holds.

@@ -194,6 +194,18 @@ pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
     }
 }
 
+/// The verbs that write the repository itself whatever the call's files (objects, remote-tracking
+/// refs, `FETCH_HEAD`): under the kernel fence of tier 1 they cannot run, so `decide()` asks
+/// tier 2 for them there.
+pub const WRITES_REPOSITORY: &[&str] = &["fetch", "remote update"];
+
+/// The `-C` directories of a git call, in order (each relative to the one before): where git
+/// looks for its repository. None when the global options cannot be read (the call is refused
+/// for that anyway).
+pub fn directories(args: &[String]) -> Vec<String> {
+    globals(args).map(|g| g.chdir).unwrap_or_default()
+}
+
 /// The mailboxes `git am` and the patches `git apply` read, for the gate to read (and seal)
 /// first: the files named, or stdin when none is. Nothing for every other command, for
 /// `am --continue` and the other ways to go on with a stopped `am`, and for an `apply` that

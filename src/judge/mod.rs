@@ -204,7 +204,10 @@ pub fn request(cfg: &InstallConfig, policy: &Policy, inv: &Invocation, var: &dyn
         local: Default::default(),
         // The install's workspaces and own files, made canonical only for a call naming files.
         fence: if inv.files.is_empty() {
-            Default::default()
+            crate::files::Fence {
+                kernel_fence: cfg.kernel_fence != crate::install::KernelFence::Off,
+                ..Default::default()
+            }
         } else {
             crate::files::Fence::of(cfg)
         },

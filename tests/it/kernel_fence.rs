@@ -8,13 +8,14 @@ use std::path::Path;
 use crate::agent::{AgentInstall, as_root, text};
 
 /// A script for /bin/sh: each attempt prints `NAME ok`, or `NAME denied` when it failed with
-/// the kernel's refusal (`Permission denied`, or `Read-only file system` for a bind mount), or
+/// the kernel's refusal (`Permission denied`, or `Read-only file system` for a bind mount,
+/// `Device or resource busy` for a mount point renamed or removed), or
 /// `NAME failed: <error>` for any other failure, which the tests treat as a broken test.
 fn attempts(cases: &[(&str, String)]) -> String {
     let mut s = String::from("PATH=/usr/bin:/bin\n");
     for (name, cmd) in cases {
         s.push_str(&format!(
-            "if err=$( ( {cmd} ) 2>&1 ); then echo '{name} ok'; else case $err in *'Permission denied'*|*'Read-only file system'*|*'Operation not permitted'*) echo '{name} denied' ;; *) echo \"{name} failed: $err\" ;; esac; fi\n"
+            "if err=$( ( {cmd} ) 2>&1 ); then echo '{name} ok'; else case $err in *'Permission denied'*|*'Read-only file system'*|*'Operation not permitted'*|*'Device or resource busy'*) echo '{name} denied' ;; *) echo \"{name} failed: $err\" ;; esac; fi\n"
         ));
     }
     s
@@ -95,8 +96,8 @@ fn a_tier_1_agent_writes_nothing_outside_its_own_state_whatever_program_it_runs(
 }
 
 #[test]
-fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
-    if !as_root("a_real_tool_the_gate_allows_at_tier_1…") {
+fn a_fetch_at_tier_1_is_refused_by_the_gate_and_would_write_nothing_past_it() {
+    if !as_root("a_fetch_at_tier_1_is_refused…") {
         return;
     }
     let a = AgentInstall::new("f2", &[]);
@@ -130,7 +131,26 @@ fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
     let before = snapshot(&a.app.join(".git"));
 
     let shell = a.inst.prefix.join("bin/rbash-tier1");
+    // The gate says so before the kernel would: under the fence tier 1 writes no repository.
     let out = a.launch(1, &[shell.to_str().unwrap(), "-c", "git fetch origin"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(77), "{err}");
+    assert!(
+        err.contains("REFUSED: git fetch (writes the repository: objects, remote-tracking refs, FETCH_HEAD) requires tier 2")
+            && err.contains("fetch as the operator"),
+        "{err}"
+    );
+    let rec = a.inst.audit_records().into_iter().rev().find(|r| r["verb"] == "fetch").unwrap();
+    assert_eq!(
+        (rec["verdict"].as_str(), rec["rule"].as_str(), rec["fence"].as_str()),
+        (
+            Some("refuse"),
+            Some("git.local-write"),
+            Some(format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))).as_deref()
+        )
+    );
+    // Had it run, the kernel would have stopped it: the real git in the tier-1 domain.
+    let out = a.launch(1, &[crate::agent::which("git").to_str().unwrap(), "fetch", "origin"]);
     let err = text(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("Permission denied"), "{err}");
@@ -139,15 +159,11 @@ fn a_real_tool_the_gate_allows_at_tier_1_still_writes_nothing() {
         before,
         "git fetch wrote into the repository at tier 1"
     );
-    // The gate allowed it (tier 1 reads), inside the fence.
-    let rec = a.inst.audit_records().into_iter().rev().find(|r| r["verb"] == "fetch").unwrap();
-    assert_eq!(
-        (rec["verdict"].as_str(), rec["fence"].as_str()),
-        (
-            Some("allow"),
-            Some(format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))).as_deref()
-        )
-    );
+    // At tier 2 the same call fetches.
+    let shell = a.inst.prefix.join("bin/rbash-tier2");
+    let out = a.launch(2, &[shell.to_str().unwrap(), "-c", "git fetch -q origin && git log --format=%s origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "upstream\n");
 }
 
 #[test]
@@ -210,6 +226,91 @@ fn at_tier_2_writes_land_in_the_work_tree_but_never_in_git_config_hooks_or_skill
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(text(&out.stdout).contains("a check"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_repository_it_does_not_hold() {
+    if !as_root("at_tier_2_repository_metadata_stays_read_only…") {
+        return;
+    }
+    let a = AgentInstall::new("f9", &[]);
+    let git_bin = crate::agent::which("git");
+    let root_git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new(&git_bin)
+            .args(["-c", "safe.directory=*"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "o")
+            .env("GIT_AUTHOR_EMAIL", "o@example.com")
+            .env("GIT_COMMITTER_NAME", "o")
+            .env("GIT_COMMITTER_EMAIL", "o@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    };
+    // A nested repository and a linked work tree, made before the launch; one without hooks.
+    let sub = a.app.join("lib/sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    root_git(&sub, &["init", "-q", "-b", "main"]);
+    std::fs::remove_dir_all(sub.join(".git/hooks")).unwrap();
+    root_git(&a.app, &["worktree", "add", "-q", "../wt"]);
+    for d in [&a.app, &a.repos.join("wt")] {
+        let st = std::process::Command::new("chown")
+            .args(["-R", &format!("{}:{}", a.acct.uid, a.acct.gid)])
+            .arg(d)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let app = a.app.display().to_string();
+    let repos = a.repos.display().to_string();
+    let sub_s = sub.display().to_string();
+    let gated = a.inst.tier_dir(2).join("git").display().to_string();
+    let g = git_bin.display().to_string();
+    let cases: Vec<(&str, String)> = vec![
+        ("rename-git", format!("mv {app}/.git {app}/.git-old")),
+        ("remove-hooks", format!("rm -r {app}/.git/hooks")),
+        ("rename-config", format!("mv {app}/.git/config {app}/.git/config-old")),
+        ("nested-config", format!("echo x >> {sub_s}/.git/config")),
+        ("nested-hook", format!("echo x > {sub_s}/.git/hooks/pre-commit")),
+        ("worktree-commondir", format!("echo /tmp > {app}/.git/worktrees/wt/commondir")),
+        ("worktree-gitfile", format!("echo 'gitdir: /tmp' > {repos}/wt/.git")),
+        // The gate's git works in every repository the launch found.
+        ("gated-bound", format!("{gated} -C {app} status --short && {gated} -C {sub_s} status --short && {gated} -C {repos}/wt status --short")),
+        // A repository made after the launch: the kernel lets it be made, the gate refuses it.
+        ("late-init", format!("{g} init -q {app}/late")),
+        ("gated-late", format!("{gated} -C {app}/late status")),
+        // A commondir written into a held git directory names a copy whose config is the agent's.
+        (
+            "plant-commondir",
+            format!(
+                "mkdir {app}/evil && cp -r {app}/.git/objects {app}/.git/refs {app}/evil/ && printf '[core]\\n\\trepositoryformatversion = 0\\n' > {app}/evil/config && mkdir {app}/evil/hooks && echo {app}/evil > {app}/.git/commondir"
+            ),
+        ),
+        ("gated-retargeted", format!("{gated} -C {app} log --oneline")),
+    ];
+    let script = attempts(&cases);
+    let out = a.launch(2, &["/bin/sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = verdicts(&text(&out.stdout));
+    let verdict = |name: &str| got.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
+    for name in ["rename-git", "remove-hooks", "rename-config", "nested-config", "nested-hook", "worktree-commondir", "worktree-gitfile"] {
+        assert_eq!(verdict(name), "denied", "{name}: {got:?}");
+    }
+    for name in ["gated-bound", "late-init", "plant-commondir"] {
+        assert_eq!(verdict(name), "ok", "{name}: {got:?}");
+    }
+    // The gate's refusals (78) come back as failures naming the repository it does not hold.
+    for name in ["gated-late", "gated-retargeted"] {
+        let v = verdict(name);
+        assert!(v.starts_with("failed: ") && v.contains("is not one the kernel fence holds"), "{name}: {v}");
+    }
+    let recs = a.inst.audit_records();
+    let refused: Vec<_> = recs.iter().filter(|r| r["verdict"] == "refuse").collect();
+    assert_eq!(refused.len(), 2, "{recs:#?}");
+    assert!(refused.iter().all(|r| r["fence"] == "landlock tier 2 (repository not held)"), "{refused:#?}");
+    // The launch made the missing hooks directory, so it is held too.
+    assert!(sub.join(".git/hooks").is_dir());
 }
 
 #[test]
