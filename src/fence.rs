@@ -654,12 +654,20 @@ mod tests {
                 .map(PathBuf::from)
                 .to_vec(),
         };
-        let exists = |p: &Path| {
-            let s = p.display().to_string();
-            !(s == "/repos/app/.claude-ops" || s.ends_with("/.git/commondir") || s.ends_with("/.git/gitdir") || s.ends_with("config.worktree"))
-                && !(s.starts_with("/repos/app/.git/worktrees/wt/") && ["config", "hooks", "info"].iter().any(|x| s.ends_with(x)))
-                && !s.starts_with("/repos/wt/.git/")
-        };
+        let missing = [
+            "/repos/app/.claude-ops",
+            "/repos/app/.git/commondir",
+            "/repos/app/.git/gitdir",
+            "/repos/app/.git/config.worktree",
+            "/repos/app/sub/.git/commondir",
+            "/repos/app/sub/.git/gitdir",
+            "/repos/app/sub/.git/config.worktree",
+            "/repos/app/.git/worktrees/wt/config",
+            "/repos/app/.git/worktrees/wt/hooks",
+            "/repos/app/.git/worktrees/wt/info",
+            "/repos/app/.git/worktrees/wt/config.worktree",
+        ];
+        let exists = |p: &Path| !missing.iter().any(|m| p == Path::new(m)) && !p.starts_with("/repos/wt/.git/");
         let rs = plan(&c, Path::new("/home/agent"), &repos, &exists).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/repos".to_string()));
         // The tier-1 probe is writable (so tier 1's gate refuses this domain), its own is not.
