@@ -667,7 +667,8 @@ mod tests {
             "/repos/app/.git/worktrees/wt/info",
             "/repos/app/.git/worktrees/wt/config.worktree",
         ];
-        let exists = |p: &Path| !missing.iter().any(|m| p == Path::new(m)) && !p.starts_with("/repos/wt/.git/");
+        let wt_git = Path::new("/repos/wt/.git");
+        let exists = |p: &Path| !missing.iter().any(|m| p == Path::new(m)) && (p == wt_git || !p.starts_with(wt_git));
         let rs = plan(&c, Path::new("/home/agent"), &repos, &exists).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/repos".to_string()));
         // The tier-1 probe is writable (so tier 1's gate refuses this domain), its own is not.
