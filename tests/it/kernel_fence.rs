@@ -388,6 +388,31 @@ fn the_gate_of_a_tier_runs_only_inside_that_tier_s_domain() {
 }
 
 #[test]
+fn launch_passes_the_dry_run_on_whatever_it_holds() {
+    if !as_root("launch_passes_the_dry_run_on_whatever_it_holds") {
+        return;
+    }
+    let a = AgentInstall::new("fa", &[]);
+    let shell = a.inst.prefix.join("bin/rbash-tier2");
+    for (value, dry) in [("true\r", true), ("1", true), ("yes please", true), ("false", false)] {
+        let out = a
+            .launch_cmd(2, &a.app, &[], &[shell.to_str().unwrap(), "-c", "docker restart api"])
+            .env("CLAUDEOPS_DRY_RUN", value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{value:?}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr).contains("DRY RUN: would run: docker restart api"),
+            dry,
+            "{value:?}: {}",
+            text(&out.stderr)
+        );
+        // The stub prints the container it restarted only when it ran.
+        assert_eq!(text(&out.stdout) == "api\n", !dry, "{value:?}: {}", text(&out.stdout));
+    }
+}
+
+#[test]
 fn without_the_landlock_abi_the_ruleset_needs_launch_refuses_and_the_opt_out_is_explicit() {
     if !as_root("without_the_landlock_abi…") {
         return;

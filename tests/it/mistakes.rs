@@ -53,6 +53,41 @@ fn a_policy_directory_that_does_not_exist_refuses_every_call() {
 }
 
 #[test]
+fn a_policy_file_that_is_a_link_to_nothing_refuses_instead_of_the_embedded_rules() {
+    let env = TestEnv::new(2, "");
+    let dir = env.path("policy");
+    std::fs::create_dir_all(&dir).unwrap();
+    env.write_config(&format!(
+        "tier: 2\nreal_dirs: [{}]\naudit_log: {}\npolicy: {}\n",
+        env.real.display(),
+        env.audit.display(),
+        dir.display()
+    ));
+    // The operator's docker rules (and budgets) are a link whose target went away: the gate
+    // must not fall back to the embedded rules, which the operator meant to replace.
+    for file in ["docker.yaml", "cooldown.yaml"] {
+        let link = dir.join(file);
+        std::os::unix::fs::symlink(env.path("gone.yaml"), &link).unwrap();
+        if file == "docker.yaml" {
+            let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+            assert_eq!(r.code(), 78, "{file}: {}", r.stderr());
+            assert!(
+                r.stderr().contains(&format!("{}: is a symbolic link to", link.display())),
+                "{file}: {}",
+                r.stderr()
+            );
+            assert_eq!(env.received("docker"), None, "{file}");
+        }
+        let r = admin(&["check", "--policy", dir.to_str().unwrap()]);
+        assert_eq!(r.code(), 78, "{file}: {}", r.stdout());
+        assert!(r.stdout().contains("is a symbolic link to"), "{file}: {}", r.stdout());
+        std::fs::remove_file(&link).unwrap();
+    }
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+}
+
+#[test]
 fn a_policy_file_the_policy_does_not_know_refuses_every_call_with_a_suggestion() {
     let env = TestEnv::new(2, "");
     let dir = env.path("policy");

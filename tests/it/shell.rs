@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use crate::installed::{Installed, repo};
+use crate::installed::{Installed, Ran, repo};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,6 +139,27 @@ fn loader_variables_cannot_be_set_for_passthrough_tools() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "/nonexistent.so\n");
+}
+
+#[test]
+fn a_dry_run_value_the_shell_cannot_pass_as_written_still_turns_the_dry_run_on() {
+    let inst = Installed::new(&[]);
+    // A value with a control character (a CRLF line in an env file) is not passed as written,
+    // but never dropped: what the gate would read (anything but a clear false is on).
+    for (value, want) in [("true\r", "1"), ("on\t", "1"), ("0\r", "0"), ("true", "true")] {
+        let r = Ran {
+            out: inst
+                .shell_cmd(2, "printenv CLAUDEOPS_DRY_RUN; docker restart api")
+                .env("CLAUDEOPS_DRY_RUN", value)
+                .output()
+                .unwrap(),
+        };
+        let dry = want != "0";
+        assert!(r.stdout().starts_with(&format!("{want}\n")), "{value:?}: {}", r.stdout());
+        assert_eq!(r.stderr().contains("DRY RUN: would run: docker restart api"), dry, "{value:?}: {}", r.stderr());
+        assert_eq!(inst.runs().iter().any(|(_, t, a)| t == "docker" && a == "restart api"), !dry, "{value:?}");
+        inst.forget_runs();
+    }
 }
 
 #[test]
