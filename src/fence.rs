@@ -319,7 +319,10 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Pa
             if !cfg.workspaces.iter().any(|w| g.starts_with(w)) {
                 continue; // not writable: nothing to hold
             }
-            pinned.push(entry(g, "a git directory, which cannot be renamed or removed while it is a mount point"));
+            pinned.push(entry(
+                g,
+                "a git directory, which cannot be renamed or removed while it is a mount point",
+            ));
             for (sub, why) in [
                 ("config", "a repository's git config"),
                 ("hooks", "a repository's hooks"),
@@ -637,9 +640,11 @@ mod tests {
         assert_eq!(rs.abi, 3);
         assert_eq!(rs.probe, PathBuf::from("/opt/ts/lib/tiershim/fence-probe-tier1"));
         // An audit log not made yet: the gate creates it in its directory.
-        let rs = plan(&c, Path::new("/home/agent"), &Repos::default(), &|p| p != Path::new("/var/log/ts/audit.jsonl"))
-            .unwrap()
-            .unwrap();
+        let rs = plan(&c, Path::new("/home/agent"), &Repos::default(), &|p| {
+            p != Path::new("/var/log/ts/audit.jsonl")
+        })
+        .unwrap()
+        .unwrap();
         assert!(paths(&rs.writable).contains(&"/var/log/ts".to_string()));
     }
 
@@ -650,9 +655,14 @@ mod tests {
         // nested repository, and /outside/x.git a git directory no workspace holds.
         let repos = Repos {
             work_trees: ["/repos/app", "/repos/app/sub", "/repos/wt"].map(PathBuf::from).to_vec(),
-            git_dirs: ["/repos/app/.git", "/repos/app/sub/.git", "/repos/app/.git/worktrees/wt", "/outside/x.git"]
-                .map(PathBuf::from)
-                .to_vec(),
+            git_dirs: [
+                "/repos/app/.git",
+                "/repos/app/sub/.git",
+                "/repos/app/.git/worktrees/wt",
+                "/outside/x.git",
+            ]
+            .map(PathBuf::from)
+            .to_vec(),
         };
         let missing = [
             "/repos/app/.claude-ops",
@@ -712,7 +722,9 @@ mod tests {
             "tier: 3\nkernel_fence: {writable: [/opt]}\n",
         )
         .unwrap();
-        let e = plan(&c, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap_err().to_string();
+        let e = plan(&c, Path::new("/home/agent"), &Repos::default(), &|_| true)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("holds the install's fence probe"), "{e}");
         let off = cfg("tier: 2\nkernel_fence: off\n");
         assert_eq!(plan(&off, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap(), None);

@@ -139,17 +139,17 @@ fn fenced(ctx: &Context, tool: Tool, cfg: &InstallConfig) -> Result<String> {
     fence_check(cfg, tool)
         .and_then(|f| repository_check(ctx, tool, cfg).map(|()| f))
         .or_else(|(e, where_from)| {
-        let origin = Origin {
-            ctx,
-            tool,
-            ceiling: cfg.tier,
-            fence: &where_from,
-        };
-        audit::write(cfg.audit_log.as_deref(), || {
-            origin.outside(escape(&format!("tiershim: {tool}: {e}")).into_owned())
-        })?;
-        Err(e)
-    })
+            let origin = Origin {
+                ctx,
+                tool,
+                ceiling: cfg.tier,
+                fence: &where_from,
+            };
+            audit::write(cfg.audit_log.as_deref(), || {
+                origin.outside(escape(&format!("tiershim: {tool}: {e}")).into_owned())
+            })?;
+            Err(e)
+        })
 }
 
 /// The real tool of an allowed call made ready: its path and environment (the operator's tool

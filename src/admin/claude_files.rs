@@ -328,16 +328,17 @@ pub fn make_missing(guards: &[Guard]) -> Result<(), String> {
             continue; // no project directory there (a repository removed meanwhile)
         }
         let made = match g.make {
-            Make::EmptySettings => std::fs::write(&g.path, "{}\n")
-                .and_then(|()| std::fs::set_permissions(&g.path, std::fs::Permissions::from_mode(0o644))),
-            Make::Dir => std::fs::create_dir(&g.path)
-                .and_then(|()| std::fs::set_permissions(&g.path, std::fs::Permissions::from_mode(0o755))),
+            Make::EmptySettings => {
+                std::fs::write(&g.path, "{}\n").and_then(|()| std::fs::set_permissions(&g.path, std::fs::Permissions::from_mode(0o644)))
+            }
+            Make::Dir => {
+                std::fs::create_dir(&g.path).and_then(|()| std::fs::set_permissions(&g.path, std::fs::Permissions::from_mode(0o755)))
+            }
         };
         made.map_err(|e| format!("cannot make {} ({}): {e}", g.path.display(), g.why))?;
         // Root's: the agent's user cannot change it even outside the namespace.
         if std::fs::metadata(&g.path).is_ok_and(|m| m.uid() != 0) {
-            nix::unistd::chown(&g.path, Some(0.into()), Some(0.into()))
-                .map_err(|e| format!("cannot chown {}: {e}", g.path.display()))?;
+            nix::unistd::chown(&g.path, Some(0.into()), Some(0.into())).map_err(|e| format!("cannot chown {}: {e}", g.path.display()))?;
         }
     }
     Ok(())
@@ -381,8 +382,18 @@ mod tests {
     #[test]
     fn tier_1_settings_take_every_file_tool_and_keep_the_operator_s_rules() {
         let theirs = json!({"permissions": {"deny": ["WebFetch"], "allow": ["Bash"]}, "model": "x"});
-        let (v, _) = managed_settings(&cfg(1), Path::new("/opt/ts"), Path::new("/home/agent"), Some(theirs), &pins(), &refused);
-        assert_eq!(v["permissions"], json!({"deny": ["WebFetch", "Write", "Edit", "NotebookEdit"], "allow": ["Bash"]}));
+        let (v, _) = managed_settings(
+            &cfg(1),
+            Path::new("/opt/ts"),
+            Path::new("/home/agent"),
+            Some(theirs),
+            &pins(),
+            &refused,
+        );
+        assert_eq!(
+            v["permissions"],
+            json!({"deny": ["WebFetch", "Write", "Edit", "NotebookEdit"], "allow": ["Bash"]})
+        );
         assert_eq!(v["model"], "x");
         assert_eq!(v["allowManagedHooksOnly"], true);
     }
@@ -397,13 +408,25 @@ mod tests {
             "hooks": {"Stop": []},
             "apiKeyHelper": "/etc/ops/key.sh"
         });
-        let (v, notes) = managed_settings(&cfg(2), Path::new("/opt/ts"), Path::new("/home/agent"), Some(theirs), &pins(), &refused);
+        let (v, notes) = managed_settings(
+            &cfg(2),
+            Path::new("/opt/ts"),
+            Path::new("/home/agent"),
+            Some(theirs),
+            &pins(),
+            &refused,
+        );
         assert_eq!(
             v["env"],
             json!({"ANTHROPIC_MODEL": "m", "CLAUDE_CODE_SHELL": "/opt/ts/bin/rbash-tier1", "SHELL": "/opt/ts/bin/rbash-tier1"})
         );
         assert_eq!(
-            (&v["allowManagedHooksOnly"], &v["enableAllProjectMcpServers"], &v["allowManagedMcpServersOnly"], &v["disableSkillShellExecution"]),
+            (
+                &v["allowManagedHooksOnly"],
+                &v["enableAllProjectMcpServers"],
+                &v["allowManagedMcpServersOnly"],
+                &v["disableSkillShellExecution"]
+            ),
             (&json!(true), &json!(false), &json!(true), &json!(true))
         );
         assert_eq!(v["allowedMcpServers"], json!([{"serverCommand": ["/usr/bin/tiershim", "mcp"]}]));

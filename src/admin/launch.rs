@@ -212,8 +212,7 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         .filter(|(k, _)| SET.contains(&k.as_str()) || k == "CLAUDEOPS_DRY_RUN")
         .map(|(k, v)| (k.clone(), v.to_string_lossy().into_owned()))
         .collect();
-    let (settings, merged) =
-        claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name);
+    let (settings, merged) = claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name);
     let guards = claude_files::guards(&cfg, &account.home, &cwd, &repos.work_trees);
     if let Err(e) = claude_files::check_planted(&guards, &agent) {
         return refused(e);
@@ -381,7 +380,11 @@ fn environment(
         }
     }
     env.extend(extra.into_iter().map(|(k, v)| {
-        let v = if k == "CLAUDEOPS_DRY_RUN" { super::shell::dry_run_value(&v) } else { v };
+        let v = if k == "CLAUDEOPS_DRY_RUN" {
+            super::shell::dry_run_value(&v)
+        } else {
+            v
+        };
         (k, v)
     }));
     let shell: OsString = shell.as_os_str().to_owned();

@@ -3590,9 +3590,8 @@ mod tests {
             w.sort();
             (inv.actions[0].marks.clone(), w)
         };
-        let want = |flag: &str, paths: &[&str]| -> Vec<(String, String)> {
-            paths.iter().map(|p| (p.to_string(), flag.to_string())).collect()
-        };
+        let want =
+            |flag: &str, paths: &[&str]| -> Vec<(String, String)> { paths.iter().map(|p| (p.to_string(), flag.to_string())).collect() };
         assert_eq!(
             read(&["apply", "p.diff"]).1,
             want("apply", &[".claude/settings.json", "src/x.rs", "src/y.rs"])
@@ -3602,7 +3601,10 @@ mod tests {
             want("apply", &["sub/d/.claude/settings.json", "sub/d/src/x.rs", "sub/d/src/y.rs"])
         );
         assert_eq!(read(&["apply", "--cached"]).1.len(), 3);
-        assert_eq!(read(&["am", "-3", "m.mbox"]).1, want("am", &[".claude/settings.json", "src/x.rs", "src/y.rs"]));
+        assert_eq!(
+            read(&["am", "-3", "m.mbox"]).1,
+            want("am", &[".claude/settings.json", "src/x.rs", "src/y.rs"])
+        );
         // Only shown: nothing read, nothing written.
         assert_eq!(sources(&argv(&["apply", "--check", "p.diff"])), Sources::default());
         assert!(read(&["apply", "--stat", "p.diff"]).1.is_empty());

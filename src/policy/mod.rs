@@ -710,7 +710,9 @@ impl Policy {
                 &path.display().to_string(),
                 format!(
                     "is a symbolic link to {}, which does not exist; point it at the file, or remove it to use the embedded rules",
-                    std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_else(|_| "nothing".into())
+                    std::fs::read_link(path)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_else(|_| "nothing".into())
                 ),
             )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

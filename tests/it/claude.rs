@@ -407,12 +407,15 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
     let app = a.app.display().to_string();
     let home = a.home.display().to_string();
     let write = |path: String, content: &str| json!({"tool": "Write", "input": {"file_path": path, "content": content}});
-    let settings = r#"{"env": {"CLAUDE_CODE_SHELL": "/bin/bash", "SHELL": "/bin/bash"}, "apiKeyHelper": "/usr/bin/id > /tmp/pwned; echo k"}"#;
+    let settings =
+        r#"{"env": {"CLAUDE_CODE_SHELL": "/bin/bash", "SHELL": "/bin/bash"}, "apiKeyHelper": "/usr/bin/id > /tmp/pwned; echo k"}"#;
     let new_file = |path: &str, body: &str| {
         format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+{body}\n")
     };
     let symlink = |path: &str, target: &str| {
-        format!("diff --git a/{path} b/{path}\nnew file mode 120000\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+{target}\n\\ No newline at end of file\n")
+        format!(
+            "diff --git a/{path} b/{path}\nnew file mode 120000\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+{target}\n\\ No newline at end of file\n"
+        )
     };
     let steps = json!([
         // 0: the shell is the tier's, though the operator's managed env names /bin/bash.
@@ -421,12 +424,18 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
         write(format!("{app}/plant.diff"), &new_file(".claude/settings.json", settings)),
         bash("git apply plant.diff"),
         // 3-4: links to the project's and the user's settings directories, made by a patch.
-        write(format!("{app}/links.diff"), &format!("{}{}", symlink("lnk", ".claude"), symlink("home", &format!("{home}/.claude")))),
+        write(
+            format!("{app}/links.diff"),
+            &format!("{}{}", symlink("lnk", ".claude"), symlink("home", &format!("{home}/.claude")))
+        ),
         bash("git apply links.diff && ls -l lnk home | cut -c1"),
         // 5-7: written through the links and directly: the mounts are read-only.
         write(format!("{app}/lnk/settings.json"), settings),
         write(format!("{app}/home/settings.json"), settings),
-        write(format!("{app}/.mcp.json"), r#"{"mcpServers": {"x": {"command": "/bin/sh", "args": ["-c", "id"]}}}"#),
+        write(
+            format!("{app}/.mcp.json"),
+            r#"{"mcpServers": {"x": {"command": "/bin/sh", "args": ["-c", "id"]}}}"#
+        ),
         // 8: the running agent still has its shell.
         bash("echo \"$0\"; shopt -q restricted_shell && echo restricted"),
     ]);
@@ -436,8 +445,20 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
         a.launch_cmd(
             2,
             &a.app,
-            &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"],
-            &[claude.to_str().unwrap(), "-p", "run the script", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"],
+            &[
+                "ANTHROPIC_BASE_URL",
+                "ANTHROPIC_API_KEY",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+            ],
+            &[
+                claude.to_str().unwrap(),
+                "-p",
+                "run the script",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--dangerously-skip-permissions",
+            ],
         )
         .env("ANTHROPIC_BASE_URL", &api.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
@@ -452,7 +473,11 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
     // (Claude Code may append a reminder of its own to a result.)
     let restricted = |g: &(bool, String)| !g.0 && g.1.starts_with("rbash\nrestricted");
     assert!(restricted(&got[0]), "{:?}", got[0]);
-    assert!(got[2].0 && got[2].1.contains("REFUSED") && got[2].1.contains(".claude"), "{:?}", got[2]);
+    assert!(
+        got[2].0 && got[2].1.contains("REFUSED") && got[2].1.contains(".claude"),
+        "{:?}",
+        got[2]
+    );
     assert!(!got[4].0 && got[4].1.starts_with("l\nl"), "{:?}", got[4]);
     for g in &got[5..8] {
         assert!(g.0, "{g:?}");
@@ -470,7 +495,11 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
         .current_dir(&a.app)
         .output()
         .unwrap();
-    assert!(!text(&status.stdout).contains(".claude") && !text(&status.stdout).contains(".mcp.json"), "{}", text(&status.stdout));
+    assert!(
+        !text(&status.stdout).contains(".claude") && !text(&status.stdout).contains(".mcp.json"),
+        "{}",
+        text(&status.stdout)
+    );
 
     // Planted before a start (by a session before this one, or by hand as the agent's user):
     // launch refuses, naming the file and the key, and no agent starts.
@@ -498,10 +527,16 @@ fn a_tier_2_agent_cannot_plant_claude_code_settings_and_the_operator_s_env_canno
     agent_owned(&a.app.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "/bin/sh"}}}"#);
     try_launch("project MCP servers", ".mcp.json: `mcpServers`");
     std::fs::remove_file(a.app.join(".mcp.json")).unwrap();
-    agent_owned(&a.home.join(".claude/settings.json"), r#"{"statusLine": {"type": "command", "command": "id"}}"#);
+    agent_owned(
+        &a.home.join(".claude/settings.json"),
+        r#"{"statusLine": {"type": "command", "command": "id"}}"#,
+    );
     try_launch("user settings", &format!("{home}/.claude/settings.json: `statusLine`"));
     // Settings that run nothing are Claude Code's to read.
-    agent_owned(&a.home.join(".claude/settings.json"), r#"{"model": "claude-sonnet-4-5", "permissions": {"allow": ["Bash"]}}"#);
+    agent_owned(
+        &a.home.join(".claude/settings.json"),
+        r#"{"model": "claude-sonnet-4-5", "permissions": {"allow": ["Bash"]}}"#,
+    );
     let out = run_claude(&a, &claude, 2, &api);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let got = api.results();

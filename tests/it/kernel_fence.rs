@@ -146,7 +146,11 @@ fn a_fetch_at_tier_1_is_refused_by_the_gate_and_would_write_nothing_past_it() {
         (
             Some("refuse"),
             Some("git.local-write"),
-            Some(format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))).as_deref()
+            Some(format!(
+                "landlock abi {} tier 1",
+                tiershim::fence::applied_abi(tiershim::fence::kernel_abi())
+            ))
+            .as_deref()
         )
     );
     // Had it run, the kernel would have stopped it: the real git in the tier-1 domain.
@@ -161,7 +165,14 @@ fn a_fetch_at_tier_1_is_refused_by_the_gate_and_would_write_nothing_past_it() {
     );
     // At tier 2 the same call fetches.
     let shell = a.inst.prefix.join("bin/rbash-tier2");
-    let out = a.launch(2, &[shell.to_str().unwrap(), "-c", "git fetch -q origin && git log --format=%s origin/main"]);
+    let out = a.launch(
+        2,
+        &[
+            shell.to_str().unwrap(),
+            "-c",
+            "git fetch -q origin && git log --format=%s origin/main",
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "upstream\n");
 }
@@ -276,7 +287,10 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
         ("worktree-commondir", format!("echo /tmp > {app}/.git/worktrees/wt/commondir")),
         ("worktree-gitfile", format!("echo 'gitdir: /tmp' > {repos}/wt/.git")),
         // The gate's git works in every repository the launch found.
-        ("gated-bound", format!("{gated} -C {app} status --short && {gated} -C {sub_s} status --short && {gated} -C {repos}/wt status --short")),
+        (
+            "gated-bound",
+            format!("{gated} -C {app} status --short && {gated} -C {sub_s} status --short && {gated} -C {repos}/wt status --short"),
+        ),
         // A repository made after the launch: the kernel lets it be made, the gate refuses it.
         ("late-init", format!("{g} init -q {app}/late")),
         ("gated-late", format!("{gated} -C {app}/late status")),
@@ -294,7 +308,15 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let got = verdicts(&text(&out.stdout));
     let verdict = |name: &str| got.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
-    for name in ["rename-git", "remove-hooks", "rename-config", "nested-config", "nested-hook", "worktree-commondir", "worktree-gitfile"] {
+    for name in [
+        "rename-git",
+        "remove-hooks",
+        "rename-config",
+        "nested-config",
+        "nested-hook",
+        "worktree-commondir",
+        "worktree-gitfile",
+    ] {
         assert_eq!(verdict(name), "denied", "{name}: {got:?}");
     }
     for name in ["gated-bound", "late-init", "plant-commondir"] {
@@ -303,12 +325,18 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
     // The gate's refusals (78) come back as failures naming the repository it does not hold.
     for name in ["gated-late", "gated-retargeted"] {
         let v = verdict(name);
-        assert!(v.starts_with("failed: ") && v.contains("is not one the kernel fence holds"), "{name}: {v}");
+        assert!(
+            v.starts_with("failed: ") && v.contains("is not one the kernel fence holds"),
+            "{name}: {v}"
+        );
     }
     let recs = a.inst.audit_records();
     let refused: Vec<_> = recs.iter().filter(|r| r["verdict"] == "refuse").collect();
     assert_eq!(refused.len(), 2, "{recs:#?}");
-    assert!(refused.iter().all(|r| r["fence"] == "landlock tier 2 (repository not held)"), "{refused:#?}");
+    assert!(
+        refused.iter().all(|r| r["fence"] == "landlock tier 2 (repository not held)"),
+        "{refused:#?}"
+    );
     // The launch made the missing hooks directory, so it is held too.
     assert!(sub.join(".git/hooks").is_dir());
 }
@@ -363,16 +391,18 @@ fn the_gate_of_a_tier_runs_only_inside_that_tier_s_domain() {
         }
         assert_eq!(out.status.code(), Some(78), "{domain}->{link}: {}", text(&out.stdout));
         assert!(
-            text(&out.stderr).contains(&format!(
-                "inside the Landlock domain of tier {domain}, not the one of tier {link}"
-            )),
+            text(&out.stderr).contains(&format!("inside the Landlock domain of tier {domain}, not the one of tier {link}")),
             "{domain}->{link}: {}",
             text(&out.stderr)
         );
         assert_eq!(text(&out.stdout), "", "{domain}->{link}: the real tool ran");
         assert_eq!(
             (rec["verdict"].as_str(), rec["rule"].as_str(), rec["fence"].as_str()),
-            (Some("refuse"), Some("kernel-fence"), Some(format!("landlock tier {domain}").as_str())),
+            (
+                Some("refuse"),
+                Some("kernel-fence"),
+                Some(format!("landlock tier {domain}").as_str())
+            ),
             "{domain}->{link}"
         );
     }
@@ -551,7 +581,10 @@ fn an_unhardened_tier_1_shell_makes_its_own_domain_and_a_tier_2_one_needs_launch
     let rec = inst.audit_records().pop().unwrap();
     assert_eq!(
         rec["fence"],
-        format!("landlock abi {} tier 1", tiershim::fence::applied_abi(tiershim::fence::kernel_abi()))
+        format!(
+            "landlock abi {} tier 1",
+            tiershim::fence::applied_abi(tiershim::fence::kernel_abi())
+        )
     );
     // The stub real tool, inside the domain, could not append to its log outside it.
     assert!(text(&out.stderr).contains("Permission denied"), "{}", text(&out.stderr));

@@ -156,8 +156,17 @@ fn a_dry_run_value_the_shell_cannot_pass_as_written_still_turns_the_dry_run_on()
         };
         let dry = want != "0";
         assert!(r.stdout().starts_with(&format!("{want}\n")), "{value:?}: {}", r.stdout());
-        assert_eq!(r.stderr().contains("DRY RUN: would run: docker restart api"), dry, "{value:?}: {}", r.stderr());
-        assert_eq!(inst.runs().iter().any(|(_, t, a)| t == "docker" && a == "restart api"), !dry, "{value:?}");
+        assert_eq!(
+            r.stderr().contains("DRY RUN: would run: docker restart api"),
+            dry,
+            "{value:?}: {}",
+            r.stderr()
+        );
+        assert_eq!(
+            inst.runs().iter().any(|(_, t, a)| t == "docker" && a == "restart api"),
+            !dry,
+            "{value:?}"
+        );
         inst.forget_runs();
     }
 }
