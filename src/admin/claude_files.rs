@@ -59,7 +59,8 @@ pub const SAFE_KEYS: &[&str] = &[
 /// - `allowManagedHooksOnly`, `disableSkillShellExecution`, `allowManagedMcpServersOnly`: true;
 ///   `enableAllProjectMcpServers`: false;
 /// - `allowedMcpServers`: the operator's entries that name a `serverCommand` or `serverUrl`
-///   (a `serverName` entry would admit any command under that name), else none;
+///   (a `serverName` entry would admit any command under that name), and the servers the
+///   agent's own command line names (`launched`: [`command_line_servers`]), else none;
 /// - `strictKnownMarketplaces`: the operator's list, else none.
 ///
 /// Every other key of the operator's is kept as written (their own managed hooks, model,
@@ -71,6 +72,7 @@ pub fn managed_settings(
     existing: Option<Value>,
     pins: &[(String, String)],
     refused_name: &dyn Fn(&str) -> Option<&'static str>,
+    launched: &[Value],
 ) -> (Value, Vec<String>) {
     let mut notes = Vec::new();
     let mut m = match existing {
@@ -133,7 +135,7 @@ pub fn managed_settings(
         }
         m.insert(key.into(), Value::Bool(value));
     }
-    let allowed: Vec<Value> = match m.get("allowedMcpServers") {
+    let mut allowed: Vec<Value> = match m.get("allowedMcpServers") {
         Some(Value::Array(list)) => list
             .iter()
             .filter(|e| {
@@ -149,11 +151,69 @@ pub fn managed_settings(
             .collect(),
         _ => Vec::new(),
     };
+    for e in launched {
+        if !allowed.contains(e) {
+            notes.push(format!("allowedMcpServers: {e} added (a server the agent's command line names)"));
+            allowed.push(e.clone());
+        }
+    }
     m.insert("allowedMcpServers".into(), Value::Array(allowed));
     if !matches!(m.get("strictKnownMarketplaces"), Some(Value::Array(_))) {
         m.insert("strictKnownMarketplaces".into(), json!([]));
     }
     (Value::Object(m), notes)
+}
+
+/// The MCP servers the agent's command line names with Claude Code's `--mcp-config CONFIG…`
+/// (each a JSON text or a file): the operator's, so each is allowed by its exact command and
+/// arguments (`serverCommand`) or its URL (`serverUrl`). A file the agent's user could have
+/// written is refused (what it names would be the agent's choice at the next start), as is one
+/// that cannot be read.
+pub fn command_line_servers(command: &[String], agent: &Principal) -> Result<Vec<Value>, String> {
+    let mut configs: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < command.len() {
+        let a = &command[i];
+        if let Some(v) = a.strip_prefix("--mcp-config=") {
+            configs.push(v.to_string());
+        } else if a == "--mcp-config" {
+            while let Some(next) = command.get(i + 1).filter(|n| !n.starts_with('-')) {
+                configs.push(next.clone());
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for c in configs {
+        let text = if c.trim_start().starts_with('{') {
+            c.clone()
+        } else {
+            let path = Path::new(&c);
+            if let Some(why) = access::writable_by(agent, path) {
+                return Err(format!(
+                    "--mcp-config {c}: the agent could have written this file ({why}), so the servers it names would be the agent's choice; keep it where only root can write"
+                ));
+            }
+            std::fs::read_to_string(path).map_err(|e| format!("--mcp-config {c}: {e}"))?
+        };
+        let v: Value = serde_json::from_str(&text).map_err(|e| format!("--mcp-config {c}: not JSON: {e}"))?;
+        let Some(servers) = v.get("mcpServers").and_then(Value::as_object) else {
+            continue;
+        };
+        for server in servers.values() {
+            if let Some(cmd) = server.get("command").and_then(Value::as_str) {
+                let mut words = vec![Value::String(cmd.to_string())];
+                if let Some(args) = server.get("args").and_then(Value::as_array) {
+                    words.extend(args.iter().cloned());
+                }
+                out.push(json!({"serverCommand": words}));
+            } else if let Some(url) = server.get("url").and_then(Value::as_str) {
+                out.push(json!({"serverUrl": url}));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The tier's deny rules (Claude Code's permission-rule syntax; paths written `//absolute`, as
@@ -389,6 +449,7 @@ mod tests {
             Some(theirs),
             &pins(),
             &refused,
+            &[],
         );
         assert_eq!(
             v["permissions"],
@@ -415,6 +476,7 @@ mod tests {
             Some(theirs),
             &pins(),
             &refused,
+            &[json!({"serverCommand": ["/opt/ts/bin/tiershim", "mcp"]})],
         );
         assert_eq!(
             v["env"],
@@ -429,7 +491,10 @@ mod tests {
             ),
             (&json!(true), &json!(false), &json!(true), &json!(true))
         );
-        assert_eq!(v["allowedMcpServers"], json!([{"serverCommand": ["/usr/bin/tiershim", "mcp"]}]));
+        assert_eq!(
+            v["allowedMcpServers"],
+            json!([{"serverCommand": ["/usr/bin/tiershim", "mcp"]}, {"serverCommand": ["/opt/ts/bin/tiershim", "mcp"]}])
+        );
         assert_eq!(v["strictKnownMarketplaces"], json!([]));
         assert_eq!((&v["hooks"], &v["apiKeyHelper"]), (&json!({"Stop": []}), &json!("/etc/ops/key.sh")));
         for want in [
@@ -440,6 +505,43 @@ mod tests {
         ] {
             assert!(notes.iter().any(|n| n == want), "{want}: {notes:#?}");
         }
+    }
+
+    #[test]
+    fn the_servers_the_command_line_names_are_allowed_by_command_or_url() {
+        let root = Principal {
+            uid: 0,
+            gids: vec![0],
+            label: "root".into(),
+        };
+        let agent = Principal {
+            uid: 4242,
+            gids: vec![4242],
+            label: "user a (uid 4242)".into(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("gh.json");
+        std::fs::write(&file, r#"{"mcpServers": {"gh": {"url": "https://mcp.example.com/gh"}}}"#).unwrap();
+        let words: Vec<String> = [
+            "-p",
+            "x",
+            "--mcp-config",
+            r#"{"mcpServers": {"skills": {"command": "/opt/ts/bin/tiershim", "args": ["mcp", "--config", "/c.yaml"]}}}"#,
+            file.to_str().unwrap(),
+            "--verbose",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            command_line_servers(&words, &agent).unwrap(),
+            [
+                json!({"serverCommand": ["/opt/ts/bin/tiershim", "mcp", "--config", "/c.yaml"]}),
+                json!({"serverUrl": "https://mcp.example.com/gh"})
+            ]
+        );
+        // A file the agent could write names the agent's servers: refused (root writes all).
+        let e = command_line_servers(&words, &root).unwrap_err();
+        assert!(e.contains("the agent could have written this file"), "{e}");
     }
 
     #[test]

@@ -212,7 +212,11 @@ pub fn run(ctx: &Context, a: Args) -> Exit {
         .filter(|(k, _)| SET.contains(&k.as_str()) || k == "CLAUDEOPS_DRY_RUN")
         .map(|(k, v)| (k.clone(), v.to_string_lossy().into_owned()))
         .collect();
-    let (settings, merged) = claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name);
+    let launched = match claude_files::command_line_servers(&a.command[1..], &agent) {
+        Ok(l) => l,
+        Err(e) => return refused(e),
+    };
+    let (settings, merged) = claude_files::managed_settings(&cfg, &prefix, &account.home, existing.settings, &pins, &bad_name, &launched);
     let guards = claude_files::guards(&cfg, &account.home, &cwd, &repos.work_trees);
     if let Err(e) = claude_files::check_planted(&guards, &agent) {
         return refused(e);
