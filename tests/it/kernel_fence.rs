@@ -277,6 +277,7 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
     let repos = a.repos.display().to_string();
     let sub_s = sub.display().to_string();
     let gated = a.inst.tier_dir(2).join("git").display().to_string();
+    let gh = a.inst.tier_dir(2).join("gh").display().to_string();
     let g = git_bin.display().to_string();
     let cases: Vec<(&str, String)> = vec![
         ("rename-git", format!("mv {app}/.git {app}/.git-old")),
@@ -294,6 +295,9 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
         // A repository made after the launch: the kernel lets it be made, the gate refuses it.
         ("late-init", format!("{g} init -q {app}/late")),
         ("gated-late", format!("{gated} -C {app}/late status")),
+        // gh runs git in its working directory: judged the same way.
+        ("gh-bound", format!("cd {app} && {gh} pr list")),
+        ("gh-late", format!("cd {app}/late && {gh} pr list")),
         // A commondir written into a held git directory names a copy whose config is the agent's.
         (
             "plant-commondir",
@@ -319,11 +323,11 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
     ] {
         assert_eq!(verdict(name), "denied", "{name}: {got:?}");
     }
-    for name in ["gated-bound", "late-init", "plant-commondir"] {
+    for name in ["gated-bound", "late-init", "plant-commondir", "gh-bound"] {
         assert_eq!(verdict(name), "ok", "{name}: {got:?}");
     }
     // The gate's refusals (78) come back as failures naming the repository it does not hold.
-    for name in ["gated-late", "gated-retargeted"] {
+    for name in ["gated-late", "gated-retargeted", "gh-late"] {
         let v = verdict(name);
         assert!(
             v.starts_with("failed: ") && v.contains("is not one the kernel fence holds"),
@@ -332,7 +336,7 @@ fn at_tier_2_repository_metadata_stays_read_only_and_the_gate_refuses_a_reposito
     }
     let recs = a.inst.audit_records();
     let refused: Vec<_> = recs.iter().filter(|r| r["verdict"] == "refuse").collect();
-    assert_eq!(refused.len(), 2, "{recs:#?}");
+    assert_eq!(refused.len(), 3, "{recs:#?}");
     assert!(
         refused.iter().all(|r| r["fence"] == "landlock tier 2 (repository not held)"),
         "{refused:#?}"
