@@ -118,10 +118,22 @@ pub struct Repos {
 /// How deep below a workspace work trees are looked for.
 pub const MAX_DEPTH: usize = 4;
 
-/// The repositories under the workspaces ([`Repos`]).
+/// The directories a tier's domain may write that hold repositories: the workspaces (tier 2
+/// and above), and at tier 3 the roots `kernel_fence.writable` names.
+pub fn repository_roots(cfg: &InstallConfig) -> Vec<PathBuf> {
+    let mut roots = cfg.workspaces.clone();
+    if let KernelFence::On { writable, .. } = &cfg.kernel_fence
+        && cfg.tier >= 3
+    {
+        roots.extend(writable.iter().cloned());
+    }
+    roots
+}
+
+/// The repositories under the [`repository_roots`] ([`Repos`]).
 pub fn repos(cfg: &InstallConfig) -> Repos {
     let mut out = Repos::default();
-    let mut stack: Vec<(PathBuf, usize)> = cfg.workspaces.iter().rev().map(|w| (w.clone(), 0)).collect();
+    let mut stack: Vec<(PathBuf, usize)> = repository_roots(cfg).into_iter().rev().map(|w| (w, 0)).collect();
     while let Some((dir, depth)) = stack.pop() {
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() && !out.work_trees.contains(&dir) {
             out.work_trees.push(dir.clone());
@@ -315,8 +327,9 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Pa
                 read_only.push(entry(git, "a `.git` file, which names the git directory"));
             }
         }
+        let roots = repository_roots(cfg);
         for g in &repos.git_dirs {
-            if !cfg.workspaces.iter().any(|w| g.starts_with(w)) {
+            if !roots.iter().any(|w| g.starts_with(w)) {
                 continue; // not writable: nothing to hold
             }
             pinned.push(entry(
@@ -714,9 +727,17 @@ mod tests {
             "tier: 3\nkernel_fence: {abi: 5, writable: [/srv/data]}\n",
         )
         .unwrap();
-        let rs = plan(&c, Path::new("/home/agent"), &Repos::default(), &|_| true).unwrap().unwrap();
+        // A repository below an operator's root is held as one below a workspace.
+        let repos = Repos {
+            work_trees: vec![PathBuf::from("/srv/data/app")],
+            git_dirs: vec![PathBuf::from("/srv/data/app/.git")],
+        };
+        let rs = plan(&c, Path::new("/home/agent"), &repos, &|_| true).unwrap().unwrap();
         assert!(paths(&rs.writable).contains(&"/srv/data".to_string()));
         assert_eq!(rs.abi, 5);
+        assert_eq!(paths(&rs.pinned), ["/srv/data/app/.git"]);
+        assert!(paths(&rs.read_only).contains(&"/srv/data/app/.git/config".to_string()));
+        assert_eq!(repository_roots(&c), [PathBuf::from("/srv/data")]);
         let c = InstallConfig::parse(
             Path::new("/opt/ts/lib/tiershim/tier3/tiershim.yaml"),
             "tier: 3\nkernel_fence: {writable: [/opt]}\n",

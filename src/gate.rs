@@ -99,19 +99,15 @@ fn fence_check(cfg: &InstallConfig, tool: Tool) -> std::result::Result<String, (
 /// refused: a repository made, moved or retargeted after the launch, whose configuration the
 /// agent could have written. The record says the fence as for an allowed call.
 fn repository_check(ctx: &Context, tool: Tool, cfg: &InstallConfig) -> std::result::Result<(), (Error, String)> {
-    let install::KernelFence::On { writable: extra, .. } = &cfg.kernel_fence else {
-        return Ok(());
-    };
-    if cfg.tier < 2 || !matches!(tool, Tool::Git | Tool::Gh) {
+    if cfg.kernel_fence == install::KernelFence::Off || cfg.tier < 2 || !matches!(tool, Tool::Git | Tool::Gh) {
         return Ok(());
     }
     let mut writable: Vec<PathBuf> = Vec::new();
-    let roots = cfg.workspaces.iter().chain(if cfg.tier >= 3 { extra.iter() } else { [].iter() });
-    for w in roots {
-        writable.push(w.clone());
-        if let Ok(c) = std::fs::canonicalize(w) {
+    for w in crate::fence::repository_roots(cfg) {
+        if let Ok(c) = std::fs::canonicalize(&w) {
             writable.push(c);
         }
+        writable.push(w);
     }
     let mut start = ctx.cwd.clone();
     if tool == Tool::Git {
