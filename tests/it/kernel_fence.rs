@@ -497,6 +497,12 @@ fn doctor_explain_and_launch_check_show_the_ruleset() {
         report.contains("kernel fence") && report.contains("Landlock ABI 3 or later (this kernel: "),
         "{report}"
     );
+    // The ABI whose rights the domains handle, which the audit records name, not the kernel's.
+    let applied = tiershim::fence::applied_abi(tiershim::fence::kernel_abi());
+    assert!(
+        report.contains(&format!("domains made with the rights of ABI {applied})")),
+        "{report}"
+    );
     assert!(report.contains("✓ claude shell"), "{report}");
     assert!(
         report.contains(&format!("tier2, tier3: read-only: {}/.git/config", a.app.display())),
