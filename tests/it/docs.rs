@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::installed::repo;
 
-/// The markdown files an operator or reviewer reads: README, SECURITY, CHANGELOG, docs/ and the
-/// examples' READMEs.
+/// The markdown files an operator, reviewer or contributor reads: README, SECURITY, CHANGELOG,
+/// ARCHITECTURE, docs/ and the examples' READMEs.
 fn documents() -> Vec<PathBuf> {
     let root = repo();
-    let mut out: Vec<PathBuf> = ["README.md", "SECURITY.md", "CHANGELOG.md"].iter().map(|f| root.join(f)).collect();
+    let mut out: Vec<PathBuf> = ["README.md", "SECURITY.md", "CHANGELOG.md", "ARCHITECTURE.md"]
+        .iter()
+        .map(|f| root.join(f))
+        .collect();
     out.extend(files_under(&root.join("docs"), "md"));
     out.extend(files_under(&root.join("examples"), "md"));
     out
