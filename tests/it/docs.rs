@@ -299,3 +299,44 @@ fn every_tiershim_yaml_key_in_the_schema_is_described_in_docs_configuration_md()
         .collect();
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
+
+#[test]
+fn every_test_the_table_of_operator_mistakes_names_exists() {
+    // docs/troubleshooting.md names, per mistake, the test that tries it again on every run
+    // (`module::test_name_…`, a prefix): each must be a test in tests/it/<module>.rs.
+    let doc = std::fs::read_to_string(repo().join("docs/troubleshooting.md")).unwrap();
+    let table = doc.split("## Operator mistakes").nth(1).expect("the table of operator mistakes");
+    let mut named = 0;
+    let mut missing = Vec::new();
+    let word = |c: char| c.is_ascii_lowercase() || c == '_';
+    let mut rest = table;
+    while let Some(i) = rest.find("::") {
+        let module: String = rest[..i]
+            .chars()
+            .rev()
+            .take_while(|c| word(*c))
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        let after = &rest[i + 2..];
+        let prefix: String = after.chars().take_while(|c| word(*c)).collect();
+        let opened = rest[..i - module.len()].ends_with('`');
+        let closed = after[prefix.len()..].starts_with("…`") || after[prefix.len()..].starts_with('`');
+        rest = &after[prefix.len()..];
+        let file = repo().join("tests/it").join(format!("{module}.rs"));
+        let Ok(src) = std::fs::read_to_string(&file) else { continue };
+        if !(opened && closed) || prefix.is_empty() {
+            continue;
+        }
+        named += 1;
+        if !src.contains(&format!("fn {prefix}")) {
+            missing.push(format!("{module}::{prefix}…"));
+        }
+    }
+    assert!(named >= 15, "only {named} tests named: the table reader is broken");
+    assert!(
+        missing.is_empty(),
+        "the table of operator mistakes names tests that do not exist: {missing:?}"
+    );
+}
