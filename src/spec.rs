@@ -61,6 +61,9 @@ pub struct ToolSpec {
     /// The per-user configuration the real tool reads that can run a program, judged for
     /// what the agent could have written (`<tool>.agent-config`).
     pub user_config: Option<UserConfig>,
+    /// The words its policy may use besides the tool's own commands: verbs its grammar makes
+    /// and every mark it sets, with their meanings (`grammar::vocab`).
+    pub vocabulary: &'static grammar::vocab::Vocabulary,
 }
 
 /// A grammar's reading of a call with its placeholders filled as the tool fills them.
@@ -121,6 +124,7 @@ static GH: ToolSpec = ToolSpec {
         default: ".config/gh",
         read: crate::tool_config::gh,
     }),
+    vocabulary: &grammar::vocab::GH,
 };
 
 static TEA: ToolSpec = ToolSpec {
@@ -139,6 +143,7 @@ static TEA: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::TEA,
 };
 
 static DOCKER: ToolSpec = ToolSpec {
@@ -161,6 +166,7 @@ static DOCKER: ToolSpec = ToolSpec {
         default: ".docker",
         read: crate::tool_config::docker,
     }),
+    vocabulary: &grammar::vocab::DOCKER,
 };
 
 static PSQL: ToolSpec = ToolSpec {
@@ -179,6 +185,7 @@ static PSQL: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::PSQL,
 };
 
 static MYSQL: ToolSpec = ToolSpec {
@@ -197,6 +204,7 @@ static MYSQL: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::MYSQL,
 };
 
 static CURL: ToolSpec = ToolSpec {
@@ -215,6 +223,7 @@ static CURL: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::CURL,
 };
 
 static GIT: ToolSpec = ToolSpec {
@@ -233,6 +242,7 @@ static GIT: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: true,
     user_config: None,
+    vocabulary: &grammar::vocab::GIT,
 };
 
 static SSH: ToolSpec = ToolSpec {
@@ -251,6 +261,7 @@ static SSH: ToolSpec = ToolSpec {
     remote_commands: true,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::SSH,
 };
 
 impl Tool {

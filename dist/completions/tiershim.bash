@@ -112,6 +112,9 @@ _tiershim() {
             tiershim__subcmd__help__subcmd__policy,check)
                 cmd="tiershim__subcmd__help__subcmd__policy__subcmd__check"
                 ;;
+            tiershim__subcmd__help__subcmd__policy,doc)
+                cmd="tiershim__subcmd__help__subcmd__policy__subcmd__doc"
+                ;;
             tiershim__subcmd__help__subcmd__skills,list)
                 cmd="tiershim__subcmd__help__subcmd__skills__subcmd__list"
                 ;;
@@ -124,11 +127,17 @@ _tiershim() {
             tiershim__subcmd__policy,check)
                 cmd="tiershim__subcmd__policy__subcmd__check"
                 ;;
+            tiershim__subcmd__policy,doc)
+                cmd="tiershim__subcmd__policy__subcmd__doc"
+                ;;
             tiershim__subcmd__policy,help)
                 cmd="tiershim__subcmd__policy__subcmd__help"
                 ;;
             tiershim__subcmd__policy__subcmd__help,check)
                 cmd="tiershim__subcmd__policy__subcmd__help__subcmd__check"
+                ;;
+            tiershim__subcmd__policy__subcmd__help,doc)
+                cmd="tiershim__subcmd__policy__subcmd__help__subcmd__doc"
                 ;;
             tiershim__subcmd__policy__subcmd__help,help)
                 cmd="tiershim__subcmd__policy__subcmd__help__subcmd__help"
@@ -540,7 +549,7 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__help__subcmd__policy)
-            opts="check"
+            opts="check doc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -554,6 +563,20 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__help__subcmd__policy__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tiershim__subcmd__help__subcmd__policy__subcmd__doc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -746,7 +769,7 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__policy)
-            opts="-h --help check help"
+            opts="-h --help check doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,8 +800,22 @@ _tiershim() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tiershim__subcmd__policy__subcmd__doc)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tiershim__subcmd__policy__subcmd__help)
-            opts="check help"
+            opts="check doc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,6 +829,20 @@ _tiershim() {
             return 0
             ;;
         tiershim__subcmd__policy__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tiershim__subcmd__policy__subcmd__help__subcmd__doc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -48,12 +48,15 @@ complete -c tiershim -n "__fish_tiershim_using_subcommand explain" -l dry-run -d
 complete -c tiershim -n "__fish_tiershim_using_subcommand explain" -l json -d 'Print one JSON object'
 complete -c tiershim -n "__fish_tiershim_using_subcommand explain" -l fence -d 'Print the kernel fence of --config\'s tier instead of judging a call: the Landlock ruleset (writable and read-only paths) for the agent\'s user named by --user (default: the caller)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand explain" -s h -l help -d 'Print help'
-complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help'
-complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Load a policy (the embedded default, or DIR), run every rule\'s examples, vet the passthrough list, and report'
-complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check doc help" -s h -l help -d 'Print help'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check doc help" -f -a "check" -d 'Load a policy (the embedded default, or DIR), run every rule\'s examples, vet the passthrough list, and report'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check doc help" -f -a "doc" -d 'Print what a policy can say about a tool (the verbs and marks its grammar makes, with their meanings) and the shipped policy\'s rules, with the rules the gate applies itself'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and not __fish_seen_subcommand_from check doc help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from check" -l passthrough -d 'A passthrough list to vet (the format of shims/passthrough). Default: the shipped list' -r -F
 complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from doc" -s h -l help -d 'Print help'
 complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "check" -d 'Load a policy (the embedded default, or DIR), run every rule\'s examples, vet the passthrough list, and report'
+complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "doc" -d 'Print what a policy can say about a tool (the verbs and marks its grammar makes, with their meanings) and the shipped policy\'s rules, with the rules the gate applies itself'
 complete -c tiershim -n "__fish_tiershim_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l tier -d 'The tier whose directory becomes the shell\'s whole PATH' -r
 complete -c tiershim -n "__fish_tiershim_using_subcommand shell" -l prefix -d 'The installation (default: the one this binary belongs to, `<prefix>/bin/tiershim`)' -r -F
@@ -150,6 +153,7 @@ complete -c tiershim -n "__fish_tiershim_using_subcommand help; and not __fish_s
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and not __fish_seen_subcommand_from explain policy shell launch check doctor inventory audit cooldown skills mcp instructions help" -f -a "instructions" -d 'Print the guide to using skills that `tiershim mcp` gives its clients'
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and not __fish_seen_subcommand_from explain policy shell launch check doctor inventory audit cooldown skills mcp instructions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and __fish_seen_subcommand_from policy" -f -a "check" -d 'Load a policy (the embedded default, or DIR), run every rule\'s examples, vet the passthrough list, and report'
+complete -c tiershim -n "__fish_tiershim_using_subcommand help; and __fish_seen_subcommand_from policy" -f -a "doc" -d 'Print what a policy can say about a tool (the verbs and marks its grammar makes, with their meanings) and the shipped policy\'s rules, with the rules the gate applies itself'
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and __fish_seen_subcommand_from cooldown" -f -a "reset" -d 'Empty a service\'s restart and redeployment counts (an operator\'s command; refused from inside an agent\'s tier shell)'
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and __fish_seen_subcommand_from skills" -f -a "list" -d 'Every skill found, where, and which copy each repository uses'
 complete -c tiershim -n "__fish_tiershim_using_subcommand help; and __fish_seen_subcommand_from skills" -f -a "show" -d 'One skill\'s parsed sections, Tier Requirement, path patterns and findings'

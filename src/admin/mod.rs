@@ -13,6 +13,7 @@ mod inventory;
 mod launch;
 mod mcp;
 mod policy_check;
+mod policy_doc;
 mod shell;
 pub(crate) mod skills;
 
@@ -95,6 +96,9 @@ enum PolicyCommand {
     /// Load a policy (the embedded default, or DIR), run every rule's examples, vet the
     /// passthrough list, and report.
     Check(policy_check::Args),
+    /// Print what a policy can say about a tool (the verbs and marks its grammar makes, with
+    /// their meanings) and the shipped policy's rules, with the rules the gate applies itself.
+    Doc(policy_doc::Args),
 }
 
 pub fn run(ctx: &Context) -> Exit {
@@ -115,6 +119,7 @@ pub fn run(ctx: &Context) -> Exit {
     match cli.command {
         Command::Explain(a) => explain::run(ctx, a),
         Command::Policy(PolicyCommand::Check(a)) => policy_check::run(a),
+        Command::Policy(PolicyCommand::Doc(a)) => policy_doc::run(a),
         Command::Shell(a) => shell::run(ctx, a),
         Command::Launch(a) => launch::run(ctx, a),
         Command::Doctor(a) => doctor::run(a),

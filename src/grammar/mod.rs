@@ -23,6 +23,7 @@ pub mod ssh;
 pub mod sudo;
 pub mod systemd;
 pub mod tea;
+pub mod vocab;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -611,6 +611,45 @@ pub fn check_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Every verb and mark the rules of `policy` name is one its tool's grammar makes
+/// (`grammar::vocab`): a rule naming another could never match, so the policy does not load.
+/// The error names the rule and the word, with the closest known one.
+pub fn check_words(policy: &Policy) -> Result<()> {
+    let tool = policy.tool;
+    let vocab = tool.spec().vocabulary;
+    let shipped: Vec<String> = Policy::embedded(tool)
+        .map(|p| p.rules.into_iter().flat_map(|r| r.verbs).collect())
+        .unwrap_or_default();
+    // A grammar keeps a word it does not know as the verb (a docker CLI plugin is `buildx`), so
+    // that the policy can name it; a word the shipped policy does not name that is a typo of
+    // one it does (as long, a letter or two changed or swapped: `restrat`) is taken for the typo.
+    let knows_verb = |verb: &str| {
+        if vocab.lists_verb(verb) || shipped.iter().any(|v| v == verb) {
+            return true;
+        }
+        let argv: Vec<String> = verb.split(' ').map(String::from).collect();
+        let inv = (tool.spec().parse)(&argv, &crate::grammar::Contents::new(), &crate::grammar::Inputs::default());
+        let same_length = shipped.iter().filter(|v| v.chars().count() == verb.chars().count());
+        inv.actions.iter().any(|a| a.verb == verb) && crate::suggest::closest(verb, same_length.map(String::as_str)).is_none()
+    };
+    for r in &policy.rules {
+        let at = |msg: String| policy_err(&policy.source, format!("rule {}: {msg}", r.id));
+        if let Some(v) = r.verbs.iter().find(|v| !knows_verb(v)) {
+            let hint = crate::suggest::did_you_mean(v, shipped.iter().map(String::as_str).chain(vocab.verbs.iter().map(|w| w.name)));
+            return Err(at(format!(
+                "`verbs:` names `{v}`, which is not a verb the {tool} grammar makes{hint}; `tiershim policy doc {tool}` lists its words"
+            )));
+        }
+        if let Some(m) = r.when.iter().find(|m| !vocab.knows_mark(m)) {
+            let hint = crate::suggest::did_you_mean(m, vocab.marks.iter().map(|w| w.name));
+            return Err(at(format!(
+                "`when:` names `{m}`, which the {tool} grammar never sets{hint}; `tiershim policy doc {tool}` lists its marks"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Policy {
     /// The embedded default policy for `tool`, without examples (they were checked by the
     /// test suite and by `tiershim policy check`, not on every call).
@@ -686,10 +725,15 @@ impl Policy {
         Ok((self, lines))
     }
 
+    /// A policy file as written: validated, and its words checked against the grammar's
+    /// vocabulary ([`check_words`]). The embedded policy is checked the same way by the test
+    /// suite, and is not checked again on every call.
     pub fn from_yaml(tool: Tool, text: &str, common: &str, source: String) -> Result<Policy> {
         let file: PolicyFile = serde_yaml_ng::from_str(text).map_err(|e| policy_err(&source, serde_msg(&e)))?;
         let common: CommonFile = serde_yaml_ng::from_str(common).map_err(|e| policy_err("common.yaml", serde_msg(&e)))?;
-        Policy::validate(tool, file, &common, source)
+        let policy = Policy::validate(tool, file, &common, source)?;
+        check_words(&policy)?;
+        Ok(policy)
     }
 
     /// The policy of `tool` as written: `<dir>/<tool>.yaml` from the override directory when it
@@ -966,5 +1010,35 @@ mod tests {
                 .is_some_and(|e| e.contains("docker.scope") && e.contains("the gate applies itself")),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn a_rule_naming_a_mark_or_verb_no_grammar_makes_fails_to_load_with_a_did_you_mean() {
+        let load = |verbs: &str, when: &str| {
+            let text = format!("tool: docker\nskill: s\nrules:\n  - id: docker.x\n    verbs: [{verbs}]\n    when: [{when}]\n    tier: 3\n");
+            Policy::from_yaml(Tool::Docker, &text, COMMON_YAML, "t.yaml".into())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(load("run", "privileged"), Ok(()));
+        assert_eq!(load("compose up", "compose-writable"), Ok(()));
+        let e = load("run", "priviliged").unwrap_err();
+        assert!(
+            e.contains("t.yaml") && e.contains("rule docker.x") && e.contains("`when:` names `priviliged`"),
+            "{e}"
+        );
+        assert!(
+            e.contains("did you mean `privileged`?") && e.contains("tiershim policy doc docker"),
+            "{e}"
+        );
+        let e = load("restrat", "privileged").unwrap_err();
+        assert!(
+            e.contains("`verbs:` names `restrat`") && e.contains("did you mean `restart`?"),
+            "{e}"
+        );
+        assert_eq!(load("buildx", "build"), Ok(()));
+        // A command of the tool that the shipped policy does not name is still a word of it.
+        let git = "tool: git\nskill: s\nrules:\n  - id: git.x\n    verbs: [submodule update]\n    tier: 3\n";
+        assert!(Policy::from_yaml(Tool::Git, git, COMMON_YAML, "t.yaml".into()).is_ok());
     }
 }

@@ -195,3 +195,52 @@ fn an_override_common_yaml_applies_to_every_tool_not_only_those_with_their_own_f
     let resets = env.last_audit()["env_resets"].to_string();
     assert!(resets.contains("MY_HOOK"), "{resets}");
 }
+
+#[test]
+fn a_rule_whose_when_names_a_mark_no_grammar_sets_refuses_every_call_with_a_suggestion() {
+    let env = TestEnv::new(2, "");
+    let dir = env.path("policy");
+    // The operator meant `privileged`; as written, the rule would never match anything.
+    let docker = std::fs::read_to_string(crate::installed::repo().join("policy/docker.yaml"))
+        .unwrap()
+        .replacen("when: [privileged]", "when: [priviliged]", 1);
+    assert!(docker.contains("priviliged"));
+    write(&dir.join("docker.yaml"), &docker);
+    env.write_config(&format!(
+        "tier: 2\nreal_dirs: [{}]\naudit_log: {}\npolicy: {}\n",
+        env.real.display(),
+        env.audit.display(),
+        dir.display()
+    ));
+    let r = env.run("docker", &["ps"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 78, "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains(&format!("policy {}: rule docker.", dir.join("docker.yaml").display()))
+            && r.stderr().contains(
+                "`when:` names `priviliged`, which the docker grammar never sets (did you mean `privileged`?); \
+                 `tiershim policy doc docker` lists its marks"
+            ),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(env.received("docker"), None);
+    let r = admin(&["policy", "check", dir.to_str().unwrap()]);
+    assert_eq!(r.code(), 78, "{}", r.stdout());
+    assert!(r.stdout().contains("(did you mean `privileged`?)"), "{}", r.stdout());
+
+    // What it could have said, with what each word means.
+    let r = admin(&["policy", "doc", "docker"]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stdout()
+            .lines()
+            .any(|l| l.trim_start().starts_with("privileged ") && l.contains("a privileged container")),
+        "{}",
+        r.stdout()
+    );
+    assert!(r.stdout().contains("docker.unclassified"), "{}", r.stdout());
+    let r = admin(&["policy", "doc", "dokcer"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().contains("(did you mean `docker`?)"), "{}", r.stderr());
+}
