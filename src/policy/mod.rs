@@ -1041,4 +1041,14 @@ mod tests {
         let git = "tool: git\nskill: s\nrules:\n  - id: git.x\n    verbs: [submodule update]\n    tier: 3\n";
         assert!(Policy::from_yaml(Tool::Git, git, COMMON_YAML, "t.yaml".into()).is_ok());
     }
+
+    #[test]
+    fn every_skill_a_shipped_policy_names_is_a_shipped_skill() {
+        let shipped: Vec<String> = crate::skill::embedded().into_iter().map(|c| c.name).collect();
+        for tool in Tool::ALL {
+            for r in Policy::embedded(tool).unwrap().rules {
+                assert!(shipped.contains(&r.skill), "{}: skill {} is not under skills/", r.id, r.skill);
+            }
+        }
+    }
 }
