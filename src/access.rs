@@ -179,15 +179,6 @@ fn account_in(user: &str, passwd: &str) -> Result<Account, String> {
         .ok_or_else(|| format!("no user `{user}` in /etc/passwd"))
 }
 
-/// The gid of a group by name, from `/etc/group`.
-pub fn group_gid(name: &str) -> Option<u32> {
-    let group = std::fs::read_to_string("/etc/group").ok()?;
-    group.lines().find_map(|l| {
-        let f: Vec<&str> = l.split(':').collect();
-        (f.len() >= 3 && f[0] == name).then(|| f[2].parse().ok()).flatten()
-    })
-}
-
 /// The name of a group by gid, from `/etc/group`.
 pub fn group_name(gid: u32) -> Option<String> {
     let group = std::fs::read_to_string("/etc/group").ok()?;

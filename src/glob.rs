@@ -650,12 +650,9 @@ impl Set {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.patterns.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
     }
 
     /// The index of the last pattern (in the order added) that matches `candidate`, a path of
@@ -679,6 +676,7 @@ impl Set {
 
     /// gitignore's `matched_path_or_any_parents` for a normalised relative file path: the
     /// file itself, then each directory above it, nearest first.
+    #[cfg(test)]
     pub fn matched_path_or_any_parents(&self, path: &str) -> Option<&Pattern> {
         self.checker().matched_path_or_any_parents(path)
     }

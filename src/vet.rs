@@ -75,10 +75,6 @@ impl ExecCapable {
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
-    }
 }
 
 /// One line of a passthrough list.

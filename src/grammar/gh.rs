@@ -512,6 +512,7 @@ fn strict_table(verb: &str) -> Option<&'static [Opt]> {
 // ---------------------------------------------------------------------------------------------
 // Parse
 
+#[cfg(test)]
 pub fn parse(args: &[String]) -> Invocation {
     parse_with(args, &Contents::new())
 }

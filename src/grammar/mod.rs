@@ -5,25 +5,25 @@
 //! It never decides and never does I/O. A call the grammar cannot understand gets a `problem`,
 //! and `decide()` refuses it.
 
-pub mod opts;
+pub(crate) mod opts;
 
-pub mod compose;
-pub mod curl;
-pub mod docker;
-pub mod gh;
+pub(crate) mod compose;
+pub(crate) mod curl;
+pub(crate) mod docker;
+pub(crate) mod gh;
 pub mod git;
-pub mod graphql;
-pub mod http;
-pub mod mysql;
-pub mod psql;
-pub mod remote;
-pub mod shell;
+pub(crate) mod graphql;
+pub(crate) mod http;
+pub(crate) mod mysql;
+pub(crate) mod psql;
+pub(crate) mod remote;
+pub(crate) mod shell;
 pub mod sql;
-pub mod ssh;
-pub mod sudo;
-pub mod systemd;
-pub mod tea;
-pub mod vocab;
+pub(crate) mod ssh;
+pub(crate) mod sudo;
+pub(crate) mod systemd;
+pub(crate) mod tea;
+pub(crate) mod vocab;
 
 use std::collections::{BTreeMap, BTreeSet};
 

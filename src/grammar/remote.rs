@@ -495,6 +495,7 @@ pub fn redacted(remote: &Remote) -> String {
 
 /// The names of [`Kind`] a construct part can carry, plus the ones this module adds; the
 /// policy test checks that `policy/ssh.yaml` classifies every one of them.
+#[cfg(test)]
 pub const CONSTRUCTS: &[&str] = &[
     "command-substitution",
     "backquote",

@@ -121,24 +121,6 @@ enum K {
     Tty,
 }
 
-/// The marks, and what they stand for. Every one is refused by `policy/ssh.yaml`.
-pub const MARKS: &[&str] = &[
-    "forward",        // port, socket, stdio and tunnel forwarding
-    "control",        // connection sharing: later sessions would reuse this one unjudged
-    "background",     // -f: ssh goes on in the background after authentication
-    "no-session",     // -N: no command, the connection is only held open
-    "subsystem",      // -s: a subsystem (sftp, …) instead of a command
-    "local-exec",     // runs or loads a local program, or reads a config file that can
-    "host-checks",    // relaxes or redirects host key verification
-    "retarget",       // connects somewhere other than the destination named
-    "credentials",    // forwards the agent's credentials to the remote host
-    "x11",            // X11 forwarding
-    "remote-command", // RemoteCommand: a command the gate would not see
-    "remote-env",     // sets or sends environment variables for the remote command
-    "log-file",       // -E: appends to a local file
-    "tty",            // -t, RequestTTY: a remote terminal, where a pager takes `!command`
-];
-
 /// `ssh_config(5)` keywords (lower case, as `readconf.c` compares them) and what they do. A
 /// keyword not listed is refused as unknown.
 const KEYWORDS: &[(&str, K)] = &[

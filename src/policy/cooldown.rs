@@ -156,6 +156,7 @@ pub const ID_MIN_LENGTH: usize = 4;
 
 const EMBEDDED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/cooldown.json"));
 /// The shipped budgets, as YAML (for `tiershim policy check` and the tests).
+#[cfg(test)]
 pub const YAML: &str = include_str!("../../policy/cooldown.yaml");
 pub const FILE_NAME: &str = "cooldown.yaml";
 

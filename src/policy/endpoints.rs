@@ -210,10 +210,6 @@ impl Pattern {
         })
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
     /// Whether the normalised `path` matches.
     pub fn matches(&self, path: &str) -> bool {
         let parts: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect();
