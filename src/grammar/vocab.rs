@@ -377,6 +377,10 @@ pub static GIT: Vocabulary = Vocabulary {
             "partial-clone",
             "fetching with a filter (writes remote.<name>.promisor and partialclonefilter)",
         ),
+        Word::new(
+            "patch-unread",
+            "git apply or am of a patch the gate did not read (a terminal, a file it could not read): the files it writes are unknown",
+        ),
         Word::new("prune", "git push --prune (deletes every remote branch missing locally)"),
         Word::new(
             "remote-helper",
