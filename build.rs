@@ -1,8 +1,10 @@
-//! Turns `policy/*.yaml` into the compact form embedded in the binary: JSON without the rule
-//! examples. A gated call then parses a small JSON document instead of YAML. The YAML itself is
-//! also embedded (for `tiershim policy check` and the tests, which run the examples). Also
-//! embeds the shipped skills (`skills/`), the baseline when none is installed or configured.
-//! And it names the build for `tiershim --version`: the commit and the build date.
+//! Turns `policy/*.yaml` into static tables embedded in the binary (`src/tables.rs`): the
+//! rules, the environment lists and the endpoint rules as Rust data, without the examples, so a
+//! gated call parses nothing to read its policy (the cooldown budgets, read only by a call that
+//! counts against one, stay compact JSON). The YAML itself is also embedded (for `tiershim
+//! policy check` and the tests, which run the examples and check that the tables equal it).
+//! Also embeds the shipped skills (`skills/`), the baseline when none is installed or
+//! configured. And it names the build for `tiershim --version`: the commit and the build date.
 #![allow(clippy::expect_used, clippy::panic)]
 
 use std::fs;
@@ -16,6 +18,7 @@ fn main() {
     fs::create_dir_all(&out).expect("create OUT_DIR/policy");
     let mut entries: Vec<_> = fs::read_dir("policy").expect("read policy/").filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
+    let mut tables = String::from("// Written by build.rs from policy/*.yaml. Do not edit.\n");
     for entry in entries {
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
@@ -23,22 +26,168 @@ fn main() {
         }
         println!("cargo:rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path).expect("read policy file");
-        let mut value: serde_json::Value = match serde_yaml_ng::from_str(&text) {
+        let value: serde_json::Value = match serde_yaml_ng::from_str(&text) {
             Ok(v) => v,
             Err(e) => panic!("{}: {e}", path.display()),
         };
-        for key in ["rules", "endpoints"] {
-            if let Some(rules) = value.get_mut(key).and_then(|r| r.as_array_mut()) {
-                for rule in rules {
-                    if let Some(obj) = rule.as_object_mut() {
-                        obj.remove("examples");
-                    }
-                }
-            }
-        }
         let stem = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file name");
-        fs::write(out.join(format!("{stem}.json")), value.to_string()).expect("write policy json");
+        if stem == "common" {
+            tables.push_str(&format!("pub static COMMON: Env = {};\n", env_table(&value["env"])));
+        } else if stem == "endpoints" {
+            tables.push_str(&format!("pub static ENDPOINTS: Endpoints = {};\n", endpoints_table(&value)));
+        } else if stem == "cooldown" {
+            // The budgets are read only by a call that counts against one: as JSON.
+            fs::write(out.join("cooldown.json"), value.to_string()).expect("write cooldown json");
+        } else if value.get("rules").is_some() {
+            tables.push_str(&format!("pub static {}: Policy = {};\n", stem.to_uppercase(), policy_table(&value)));
+        }
     }
+    fs::write(out.join("tables.rs"), tables).expect("write policy tables");
+}
+
+// The policy files as Rust expressions of the types in src/tables.rs. Only the shape is read
+// here; whether the values are valid is the crate's business (the tests load the YAML and
+// compare).
+
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => lit(s),
+        serde_json::Value::Null => panic!("policy: a string is missing"),
+        other => lit(&other.to_string()),
+    }
+}
+
+fn opt(v: Option<&serde_json::Value>) -> String {
+    match v {
+        None | Some(serde_json::Value::Null) => "None".into(),
+        Some(x) => format!("Some({})", text(x)),
+    }
+}
+
+fn strs(v: Option<&serde_json::Value>) -> String {
+    let items: Vec<String> = v.and_then(|v| v.as_array()).into_iter().flatten().map(text).collect();
+    format!("&[{}]", items.join(", "))
+}
+
+fn pairs(v: Option<&serde_json::Value>) -> String {
+    let items: Vec<String> = v
+        .and_then(|v| v.as_object())
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("({}, {})", lit(k), text(v)))
+        .collect();
+    format!("&[{}]", items.join(", "))
+}
+
+fn tier(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::String(w) if w == "never" => "0".into(),
+        other => panic!("policy: tier {other} is not 1, 2, 3 or never"),
+    }
+}
+
+fn max_files(v: Option<&serde_json::Value>) -> String {
+    let items: Vec<String> = v
+        .and_then(|v| v.as_object())
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("({k}, {v})"))
+        .collect();
+    format!("&[{}]", items.join(", "))
+}
+
+fn env_table(v: &serde_json::Value) -> String {
+    let by_tier: Vec<String> = v
+        .get("set_by_tier")
+        .and_then(|v| v.as_object())
+        .into_iter()
+        .flatten()
+        .map(|(t, vars)| format!("({t}, {})", pairs(Some(vars))))
+        .collect();
+    let credentials = match v.get("credentials") {
+        None | Some(serde_json::Value::Null) => "None".to_string(),
+        Some(c) => format!("Some(({}, {}))", strs(c.get("secrets")), strs(c.get("destination"))),
+    };
+    format!(
+        "Env {{ pass: {}, pinned: {}, must_match: {}, set: {}, set_by_tier: &[{}], credentials: {credentials} }}",
+        strs(v.get("pass")),
+        strs(v.get("pinned")),
+        strs(v.get("must_match")),
+        pairs(v.get("set")),
+        by_tier.join(", ")
+    )
+}
+
+fn policy_table(v: &serde_json::Value) -> String {
+    let rules: Vec<String> = v["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            format!(
+                "Rule {{ id: {}, verbs: {}, when: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {}, cooldown: {} }}",
+                text(&r["id"]),
+                strs(r.get("verbs")),
+                strs(r.get("when")),
+                tier(&r["tier"]),
+                opt(r.get("skill")),
+                opt(r.get("what")),
+                opt(r.get("instead")),
+                opt(r.get("scope")),
+                max_files(r.get("max_files")),
+                opt(r.get("cooldown")),
+            )
+        })
+        .collect();
+    let no_env = serde_json::Value::Object(Default::default());
+    format!(
+        "Policy {{ tool: {}, skill: {}, env: {}, rules: &[\n{}\n] }}",
+        text(&v["tool"]),
+        text(&v["skill"]),
+        env_table(v.get("env").unwrap_or(&no_env)),
+        rules.join(",\n")
+    )
+}
+
+fn endpoints_table(v: &serde_json::Value) -> String {
+    let rules: Vec<String> = v["endpoints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let body: Vec<String> = r
+                .get("body")
+                .and_then(|b| b.as_object())
+                .into_iter()
+                .flatten()
+                .map(|(k, vals)| format!("({}, {})", lit(k), strs(Some(vals))))
+                .collect();
+            format!(
+                "Endpoint {{ id: {}, methods: {}, path: {}, body: &[{}], mutations: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {} }}",
+                text(&r["id"]),
+                strs(r.get("methods")),
+                opt(r.get("path")),
+                body.join(", "),
+                strs(r.get("mutations")),
+                tier(&r["tier"]),
+                opt(r.get("skill")),
+                opt(r.get("what")),
+                opt(r.get("instead")),
+                opt(r.get("scope")),
+                max_files(r.get("max_files")),
+            )
+        })
+        .collect();
+    format!(
+        "Endpoints {{ skill: {}, endpoints: &[\n{}\n] }}",
+        text(&v["skill"]),
+        rules.join(",\n")
+    )
 }
 
 /// The shipped skills (`skills/*.md` and `skills/*/SKILL.md`) as a Rust slice of

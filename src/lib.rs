@@ -38,6 +38,7 @@ pub(crate) mod script_input;
 pub mod skill;
 pub mod spec;
 pub(crate) mod suggest;
+pub(crate) mod tables;
 pub(crate) mod tier;
 pub mod time;
 pub mod tool;

@@ -45,8 +45,9 @@ pub struct ToolSpec {
     /// The shipped policy, `policy/<tool>.yaml` (examples included). Its `env:` is the tool's
     /// environment allow-list.
     pub policy: &'static str,
-    /// The same policy without examples, compiled at build time (what a gated call reads).
-    pub compiled: &'static str,
+    /// The same policy without examples, compiled at build time into static tables (what a
+    /// gated call reads: `crate::tables`).
+    pub compiled: &'static crate::tables::Policy,
     /// Its calls send HTTP requests that the endpoint rules (`policy/endpoints.yaml`) judge.
     pub endpoints: bool,
     /// The program names it runs under in an ssh remote command, each with the words put in
@@ -98,12 +99,6 @@ fn no_scripts(_: &[String]) -> Sources {
     Sources::default()
 }
 
-macro_rules! compiled {
-    ($name:literal) => {
-        include_str!(concat!(env!("OUT_DIR"), "/policy/", $name, ".json"))
-    };
-}
-
 static GH: ToolSpec = ToolSpec {
     tool: Tool::Gh,
     capability: "GitHub",
@@ -114,7 +109,7 @@ static GH: ToolSpec = ToolSpec {
     fill: Some(grammar::gh::parse_filled),
     prepend: grammar::gh::PREPEND,
     policy: include_str!("../policy/gh.yaml"),
-    compiled: compiled!("gh"),
+    compiled: &crate::tables::GH,
     endpoints: true,
     remote: &[],
     remote_commands: false,
@@ -137,7 +132,7 @@ static TEA: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::tea::PREPEND,
     policy: include_str!("../policy/tea.yaml"),
-    compiled: compiled!("tea"),
+    compiled: &crate::tables::TEA,
     endpoints: false,
     remote: &[],
     remote_commands: false,
@@ -156,7 +151,7 @@ static DOCKER: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::docker::PREPEND,
     policy: include_str!("../policy/docker.yaml"),
-    compiled: compiled!("docker"),
+    compiled: &crate::tables::DOCKER,
     endpoints: false,
     remote: &[("docker", &[]), ("docker-compose", &["compose"])],
     remote_commands: false,
@@ -179,7 +174,7 @@ static PSQL: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::psql::PREPEND,
     policy: include_str!("../policy/psql.yaml"),
-    compiled: compiled!("psql"),
+    compiled: &crate::tables::PSQL,
     endpoints: false,
     remote: &[("psql", &[])],
     remote_commands: false,
@@ -198,7 +193,7 @@ static MYSQL: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::mysql::PREPEND,
     policy: include_str!("../policy/mysql.yaml"),
-    compiled: compiled!("mysql"),
+    compiled: &crate::tables::MYSQL,
     endpoints: false,
     remote: &[("mysql", &[]), ("mariadb", &[])],
     remote_commands: false,
@@ -217,7 +212,7 @@ static CURL: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::curl::PREPEND,
     policy: include_str!("../policy/curl.yaml"),
-    compiled: compiled!("curl"),
+    compiled: &crate::tables::CURL,
     endpoints: true,
     remote: &[("curl", &[])],
     remote_commands: false,
@@ -236,7 +231,7 @@ static GIT: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::git::PREPEND,
     policy: include_str!("../policy/git.yaml"),
-    compiled: compiled!("git"),
+    compiled: &crate::tables::GIT,
     endpoints: false,
     remote: &[("git", &[])],
     remote_commands: false,
@@ -255,7 +250,7 @@ static SSH: ToolSpec = ToolSpec {
     fill: None,
     prepend: grammar::ssh::PREPEND,
     policy: include_str!("../policy/ssh.yaml"),
-    compiled: compiled!("ssh"),
+    compiled: &crate::tables::SSH,
     endpoints: false,
     remote: &[],
     remote_commands: true,

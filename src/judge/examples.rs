@@ -269,6 +269,11 @@ mod tests {
             assert_eq!((&a.pass, &a.pinned), (&b.pass, &b.pinned), "{tool}");
             assert_eq!(a.set, b.set, "{tool}");
             assert_eq!(a.set_by_tier, b.set_by_tier, "{tool}");
+            assert_eq!(
+                (&a.skill, &a.must_match, &a.credentials),
+                (&b.skill, &b.must_match, &b.credentials),
+                "{tool}"
+            );
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Policy: per-tool YAML in `policy/` -> [`PolicyFile`] (serde mirror, unknown keys refused) ->
-//! validated [`Policy`]. The default policy is embedded at build time in a pre-parsed form
-//! (`build.rs` turns the YAML into JSON without the examples), so a gated call pays for a small
-//! JSON parse of one tool's rules, not for YAML. An override directory named in `tiershim.yaml`
-//! is parsed from YAML and its examples are run before it is used.
+//! validated [`Policy`]. The default policy is compiled at build time into static tables
+//! (`build.rs` writes `crate::tables` from the YAML, without the examples), so a gated call
+//! parses nothing to read it: one tool's rules are turned into the engine's form. An override
+//! directory named in `tiershim.yaml` is parsed from YAML and its examples are run before it is
+//! used.
 //!
 //! This module must not decide anything: matching lives in `decision.rs`.
 
@@ -16,6 +17,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::tables;
 use crate::tool::Tool;
 
 /// The lowest tier a rule needs, or never.
@@ -511,8 +513,6 @@ pub struct Policy {
     pub endpoints_source: String,
 }
 
-const COMMON_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/common.json"));
-const ENDPOINTS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/policy/endpoints.json"));
 /// The shipped endpoint rules, examples included.
 pub const ENDPOINTS_YAML: &str = include_str!("../../policy/endpoints.yaml");
 const ENDPOINTS_EMBEDDED: &str = "(embedded)/endpoints.yaml";
@@ -654,19 +654,49 @@ impl Policy {
     /// The embedded default policy for `tool`, without examples (they were checked by the
     /// test suite and by `tiershim policy check`, not on every call).
     pub fn embedded(tool: Tool) -> Result<Policy> {
-        let common: CommonFile = serde_json::from_str(COMMON_JSON).map_err(|e| policy_err("(embedded)/common.yaml", e.to_string()))?;
+        let common = CommonFile {
+            env: env_file(&tables::COMMON),
+        };
         Policy::embedded_rules(tool, &common)
     }
 
-    /// The embedded rules for `tool` (pre-parsed) with `common` as the common part.
+    /// The embedded rules for `tool` (the build's static tables, `crate::tables`) with `common`
+    /// as the common part. Nothing is parsed, and the rules are not validated again: the tests
+    /// check that the tables are what the YAML loads to.
     fn embedded_rules(tool: Tool, common: &CommonFile) -> Result<Policy> {
         let source = format!("(embedded)/{}.yaml", tool.name());
-        let file: PolicyFile = serde_json::from_str(tool.spec().compiled).map_err(|e| policy_err(&source, e.to_string()))?;
-        let mut p = Policy::validate(tool, file, common, source)?;
+        let t = tool.spec().compiled;
+        let bad = |what: &str| policy_err(&source, format!("the compiled table has {what}"));
+        let mut rules = Vec::with_capacity(t.rules.len());
+        for r in t.rules {
+            rules.push(Rule {
+                id: r.id.to_string(),
+                verbs: owned(r.verbs),
+                when: owned(r.when),
+                required: required(r.tier),
+                skill: r.skill.unwrap_or(t.skill).to_string(),
+                what: r.what.map(String::from),
+                instead: r.instead.map(String::from),
+                scope: match r.scope {
+                    None => None,
+                    Some(s) => Some(scope_kind(s).ok_or_else(|| bad(&format!("scope `{s}`")))?),
+                },
+                max_files: r.max_files.iter().copied().collect(),
+                cooldown: match r.cooldown {
+                    None => None,
+                    Some(c) => Some(
+                        cooldown::Class::ALL
+                            .into_iter()
+                            .find(|k| k.name() == c)
+                            .ok_or_else(|| bad(&format!("cooldown `{c}`")))?,
+                    ),
+                },
+            });
+        }
+        let env = Env::merged(&common.env, env_file(&t.env), &source)?;
+        let mut p = Policy::with(tool, source, t.skill.to_string(), env, rules, Vec::new());
         if uses_endpoints(tool) {
-            let f: endpoints::EndpointsFile =
-                serde_json::from_str(ENDPOINTS_JSON).map_err(|e| policy_err(ENDPOINTS_EMBEDDED, e.to_string()))?;
-            (p.endpoints, _) = endpoints::validate(f, ENDPOINTS_EMBEDDED)?;
+            (p.endpoints, _) = endpoints::validate(endpoints_file(&tables::ENDPOINTS)?, ENDPOINTS_EMBEDDED)?;
             p.endpoints_source = ENDPOINTS_EMBEDDED.to_string();
         }
         Ok(p)
@@ -770,7 +800,7 @@ impl Policy {
         let mut policy = match (tool_file, common_file) {
             (None, None) => Policy::embedded(tool)?,
             // The directory's common.yaml applies to every tool, also one whose rules are the
-            // embedded ones: the embedded rules (pre-parsed) with this common part.
+            // embedded ones: the embedded rules (static tables) with this common part.
             (None, Some(common)) => {
                 let common: CommonFile =
                     serde_yaml_ng::from_str(&common).map_err(|e| policy_err(&common_path.display().to_string(), serde_msg(&e)))?;
@@ -801,6 +831,25 @@ impl Policy {
                 dir.display()
             ),
         )
+    }
+
+    fn with(tool: Tool, source: String, skill: String, env: Env, rules: Vec<Rule>, examples: Vec<Examples>) -> Policy {
+        Policy {
+            tool,
+            source,
+            skill,
+            pass: env.pass,
+            pinned: env.pinned,
+            must_match: env.must_match,
+            set: env.set,
+            set_by_tier: env.set_by_tier,
+            credentials: env.credentials,
+            rules,
+            examples,
+            endpoints: Vec::new(),
+            endpoint_examples: Vec::new(),
+            endpoints_source: String::new(),
+        }
     }
 
     fn validate(tool: Tool, file: PolicyFile, common: &CommonFile, source: String) -> Result<Policy> {
@@ -888,66 +937,8 @@ impl Policy {
                 cooldown: r.cooldown,
             });
         }
-        let mut pass = common.env.pass.clone();
-        pass.extend(file.env.pass);
-        let mut pinned = common.env.pinned.clone();
-        pinned.extend(file.env.pinned);
-        let mut must_match = common.env.must_match.clone();
-        must_match.extend(file.env.must_match);
-        for v in pass.iter().chain(&pinned).chain(&must_match) {
-            if v.is_empty() || v.contains('=') || v[..v.len() - 1].contains('*') {
-                return Err(policy_err(
-                    &source,
-                    format!("env: `{v}` is not a variable name (or a `PREFIX*` family)"),
-                ));
-            }
-        }
-        if let Some(v) = pass.iter().find(|v| pinned.contains(v)) {
-            return Err(policy_err(
-                &source,
-                format!("env: `{v}` is in both `pass` and `pinned` (a pin wins over a passed value anyway)"),
-            ));
-        }
-        if let Some(v) = must_match.iter().find(|v| !pinned.iter().any(|p| names(p, v))) {
-            return Err(policy_err(
-                &source,
-                format!("env.must_match: `{v}` is not in `pinned` (only the operator sets what must match)"),
-            ));
-        }
-        let mut set = common.env.set.clone();
-        set.extend(file.env.set);
-        let mut set_by_tier = common.env.set_by_tier.clone();
-        for (tier, vars) in file.env.set_by_tier {
-            if !(1..=3).contains(&tier) {
-                return Err(policy_err(&source, format!("env.set_by_tier: tier {tier} is not 1, 2 or 3")));
-            }
-            set_by_tier.entry(tier).or_default().extend(vars);
-        }
-        let credentials = file.env.credentials.unwrap_or_default();
-        for v in credentials.secrets.iter().chain(&credentials.destination) {
-            if !pass.iter().chain(&pinned).any(|p| names(p, v)) {
-                return Err(policy_err(
-                    &source,
-                    format!("env.credentials: `{v}` is in neither `pass` nor `pinned`, so no pin of it would reach the tool"),
-                ));
-            }
-        }
-        Ok(Policy {
-            tool,
-            source,
-            skill: file.skill,
-            pass,
-            pinned,
-            must_match,
-            set,
-            set_by_tier,
-            credentials,
-            rules,
-            examples,
-            endpoints: Vec::new(),
-            endpoint_examples: Vec::new(),
-            endpoints_source: String::new(),
-        })
+        let env = Env::merged(&common.env, file.env, &source)?;
+        Ok(Policy::with(tool, source, file.skill, env, rules, examples))
     }
 
     /// Whether the caller's `var` passes to the real tool (the allow-list).
@@ -969,6 +960,150 @@ impl Policy {
 }
 
 /// `pattern` (a name, or `PREFIX*`) names `var`.
+/// The environment lists of a policy, common.yaml's and the tool's merged.
+struct Env {
+    pass: Vec<String>,
+    pinned: Vec<String>,
+    must_match: Vec<String>,
+    set: BTreeMap<String, String>,
+    set_by_tier: BTreeMap<u8, BTreeMap<String, String>>,
+    credentials: CredentialsFile,
+}
+
+impl Env {
+    /// `common` then `env`, checked: names, not both passed and pinned, what must match is
+    /// pinned, tiers 1 to 3, credentials that a pin can reach.
+    fn merged(common: &EnvFile, env: EnvFile, source: &str) -> Result<Env> {
+        let mut pass = common.pass.clone();
+        pass.extend(env.pass);
+        let mut pinned = common.pinned.clone();
+        pinned.extend(env.pinned);
+        let mut must_match = common.must_match.clone();
+        must_match.extend(env.must_match);
+        for v in pass.iter().chain(&pinned).chain(&must_match) {
+            if v.is_empty() || v.contains('=') || v[..v.len() - 1].contains('*') {
+                return Err(policy_err(
+                    source,
+                    format!("env: `{v}` is not a variable name (or a `PREFIX*` family)"),
+                ));
+            }
+        }
+        if let Some(v) = pass.iter().find(|v| pinned.contains(v)) {
+            return Err(policy_err(
+                source,
+                format!("env: `{v}` is in both `pass` and `pinned` (a pin wins over a passed value anyway)"),
+            ));
+        }
+        if let Some(v) = must_match.iter().find(|v| !pinned.iter().any(|p| names(p, v))) {
+            return Err(policy_err(
+                source,
+                format!("env.must_match: `{v}` is not in `pinned` (only the operator sets what must match)"),
+            ));
+        }
+        let mut set = common.set.clone();
+        set.extend(env.set);
+        let mut set_by_tier = common.set_by_tier.clone();
+        for (tier, vars) in env.set_by_tier {
+            if !(1..=3).contains(&tier) {
+                return Err(policy_err(source, format!("env.set_by_tier: tier {tier} is not 1, 2 or 3")));
+            }
+            set_by_tier.entry(tier).or_default().extend(vars);
+        }
+        let credentials = env.credentials.unwrap_or_default();
+        for v in credentials.secrets.iter().chain(&credentials.destination) {
+            if !pass.iter().chain(&pinned).any(|p| names(p, v)) {
+                return Err(policy_err(
+                    source,
+                    format!("env.credentials: `{v}` is in neither `pass` nor `pinned`, so no pin of it would reach the tool"),
+                ));
+            }
+        }
+        Ok(Env {
+            pass,
+            pinned,
+            must_match,
+            set,
+            set_by_tier,
+            credentials,
+        })
+    }
+}
+
+/// A table's words as owned strings.
+fn owned(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+fn required(tier: u8) -> Required {
+    match tier {
+        0 => Required::Never,
+        n => Required::Tier(n),
+    }
+}
+
+/// A `scope:` value as the YAML writes it (serde's lower case).
+fn scope_kind(name: &str) -> Option<ScopeKind> {
+    match name {
+        "pr" => Some(ScopeKind::Pr),
+        "contents" => Some(ScopeKind::Contents),
+        "commit" => Some(ScopeKind::Commit),
+        "push" => Some(ScopeKind::Push),
+        _ => None,
+    }
+}
+
+fn pairs(list: &[(&str, &str)]) -> BTreeMap<String, String> {
+    list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// `env:` of a compiled table, as a policy file's.
+fn env_file(t: &tables::Env) -> EnvFile {
+    EnvFile {
+        pass: owned(t.pass),
+        pinned: owned(t.pinned),
+        must_match: owned(t.must_match),
+        set: pairs(t.set),
+        set_by_tier: t.set_by_tier.iter().map(|(n, vars)| (*n, pairs(vars))).collect(),
+        credentials: t.credentials.map(|(secrets, destination)| CredentialsFile {
+            secrets: owned(secrets),
+            destination: owned(destination),
+        }),
+    }
+}
+
+/// The compiled endpoint rules, as `endpoints.yaml` without examples.
+fn endpoints_file(t: &tables::Endpoints) -> Result<endpoints::EndpointsFile> {
+    let mut out = Vec::with_capacity(t.endpoints.len());
+    for e in t.endpoints {
+        out.push(endpoints::EndpointFile {
+            id: e.id.to_string(),
+            methods: owned(e.methods),
+            path: e.path.map(String::from),
+            body: e.body.iter().map(|(k, v)| (k.to_string(), owned(v))).collect(),
+            mutations: owned(e.mutations),
+            tier: match e.tier {
+                0 => TierFile::Word("never".into()),
+                n => TierFile::Number(i64::from(n)),
+            },
+            skill: e.skill.map(String::from),
+            what: e.what.map(String::from),
+            instead: e.instead.map(String::from),
+            examples: None,
+            scope: match e.scope {
+                None => None,
+                Some(s) => {
+                    Some(scope_kind(s).ok_or_else(|| policy_err(ENDPOINTS_EMBEDDED, format!("the compiled table has scope `{s}`")))?)
+                }
+            },
+            max_files: e.max_files.iter().copied().collect(),
+        });
+    }
+    Ok(endpoints::EndpointsFile {
+        skill: t.skill.to_string(),
+        endpoints: out,
+    })
+}
+
 fn names(pattern: &str, var: &str) -> bool {
     match pattern.strip_suffix('*') {
         Some(prefix) => var.starts_with(prefix),
