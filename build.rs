@@ -39,7 +39,9 @@ fn main() {
             // The budgets are read only by a call that counts against one: as JSON.
             fs::write(out.join("cooldown.json"), value.to_string()).expect("write cooldown json");
         } else if value.get("rules").is_some() {
-            tables.push_str(&format!("pub static {}: Policy = {};\n", stem.to_uppercase(), policy_table(&value)));
+            // `ansible-playbook.yaml` is `ANSIBLE_PLAYBOOK`.
+            let name = stem.to_uppercase().replace('-', "_");
+            tables.push_str(&format!("pub static {name}: Policy = {};\n", policy_table(&value)));
         }
     }
     fs::write(out.join("tables.rs"), tables).expect("write policy tables");
