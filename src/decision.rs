@@ -79,6 +79,10 @@ pub struct Request {
     /// Configuration the real tool would read from a place the agent can write, each with the
     /// key that runs a program or redirects the call (`tool_config::agent_written`).
     pub agent_config: Vec<String>,
+    /// Who could have written each file the call claims as the operator's
+    /// ([`Claim::Operator`], `crate::operator_files`); None when not looked at (a policy example,
+    /// the inventory), and then such a claim stands.
+    pub operator_files: Option<crate::operator_files::Owners>,
     /// `cooldown_state:` in `tiershim.yaml`: restart and redeploy budgets are enforced.
     pub cooldown: bool,
     /// What I/O found out for this call (skills, changed files), when the decision asked.
@@ -654,6 +658,47 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                     ));
                 }
             }
+            Claim::AllHosts { via } => {
+                if req.hosts.is_some() {
+                    out.push(never(
+                        tool,
+                        policy,
+                        Builtin::Host,
+                        format!("{tool} to hosts it does not name ({})", escape(via)),
+                        format!(
+                            "{}: the call reaches hosts it does not name one by one, and tiershim.yaml lists the only hosts allowed in `hosts:`",
+                            escape(via)
+                        ),
+                        "name each host (ansible-playbook --limit web01,web02) from tiershim.yaml `hosts:`",
+                    ));
+                }
+            }
+            Claim::Operator { path, flag, .. } => {
+                let shown = escape(path).into_owned();
+                let why = match (&req.remote_host, &req.operator_files) {
+                    (Some(host), _) => Some(format!("who can write {shown} on {} cannot be checked from here", escape(host))),
+                    (None, None) => None,
+                    (None, Some(owners)) => match owners.get(path) {
+                        Some(Ok(None)) => None,
+                        Some(Ok(Some(why))) => Some(escape(why).into_owned()),
+                        Some(Err(e)) => Some(format!("who can write it could not be checked: {}", escape(e))),
+                        None => Some("who can write it was not checked".to_string()),
+                    },
+                };
+                if let Some(why) = why {
+                    out.push(never(
+                        tool,
+                        policy,
+                        Builtin::AgentFile,
+                        format!("{tool} with {shown} ({})", escape(flag)),
+                        format!(
+                            "{shown} ({}): {tool} takes it as instructions, and the agent could have written it: {why}",
+                            escape(flag)
+                        ),
+                        "use files only the operator can write (owned by the operator, not writable by the agent, nor in a directory it can write)",
+                    ));
+                }
+            }
             Claim::SshHost { host, via } => {
                 if let Some(list) = &req.hosts
                     && !list.iter().any(|h| h.eq_ignore_ascii_case(host))
@@ -662,7 +707,7 @@ fn check_claims(tool: Tool, policy: &Policy, inv: &Invocation, req: &Request, ou
                         tool,
                         policy,
                         Builtin::Host,
-                        format!("ssh to {} ({via})", escape(host)),
+                        format!("{tool} to {} ({via})", escape(host)),
                         format!("{via} {} is not one of the hosts tiershim.yaml lists in `hosts:`", escape(host)),
                         "use a host listed in tiershim.yaml `hosts:`, or ask an operator to add it",
                     ));

@@ -881,7 +881,7 @@ mod tests {
             ("tier: 1\ntypo: 1\n", "unknown field `typo`"),
             (
                 "tier: 1\nreal: {scp: /usr/bin/scp}\n",
-                "scp is not a gated tool (gh, tea, docker, psql, mysql, curl, git, ssh)",
+                "scp is not a gated tool (gh, tea, docker, psql, mysql, curl, git, ssh, kubectl, helm, ansible-playbook, ansible, ansible-inventory, ansible-galaxy)",
             ),
             ("tier: 1\nhosts: [ops@ie01]\n", "`hosts:` entry \"ops@ie01\" is not a host name"),
             ("tier: 1\nhosts: [\"ie01:22\"]\n", "is not a host name or address"),

@@ -103,6 +103,31 @@ pub const DOMAINS: &[DomainSpec] = &[
         ],
     },
     DomainSpec {
+        id: "kubernetes",
+        name: "Kubernetes",
+        mcp_keywords: &["kubernetes", "k8s", "kubectl", "helm"],
+        clis: &[Tool::Kubectl, Tool::Helm],
+        operations: &[
+            ("list pods", Tool::Kubectl, &["get", "pods"]),
+            ("read a secret", Tool::Kubectl, &["get", "secret", "app", "-o", "yaml"]),
+            ("restart a deployment", Tool::Kubectl, &["rollout", "restart", "deployment/app"]),
+            ("list releases", Tool::Helm, &["list"]),
+            ("upgrade a release", Tool::Helm, &["upgrade", "app", "repo/app"]),
+            ("uninstall a release", Tool::Helm, &["uninstall", "app"]),
+        ],
+    },
+    DomainSpec {
+        id: "automation",
+        name: "Ansible",
+        mcp_keywords: &["ansible"],
+        clis: &[Tool::AnsiblePlaybook, Tool::Ansible, Tool::AnsibleInventory, Tool::AnsibleGalaxy],
+        operations: &[
+            ("check a playbook's syntax", Tool::AnsiblePlaybook, &["--syntax-check", "site.yml"]),
+            ("run a playbook", Tool::AnsiblePlaybook, &["--limit", "web01", "site.yml"]),
+            ("install a role", Tool::AnsibleGalaxy, &["install", "some.role"]),
+        ],
+    },
+    DomainSpec {
         id: "browser",
         name: "browser",
         mcp_keywords: &["chrome", "browser", "playwright", "puppeteer"],

@@ -29,6 +29,7 @@ pub mod install;
 pub(crate) mod inventory;
 pub(crate) mod judge;
 pub(crate) mod mcp;
+pub(crate) mod operator_files;
 pub(crate) mod policy;
 pub(crate) mod remote_facts;
 pub(crate) mod remote_fence;

@@ -259,6 +259,114 @@ static SSH: ToolSpec = ToolSpec {
     vocabulary: &grammar::vocab::SSH,
 };
 
+static KUBECTL: ToolSpec = ToolSpec {
+    tool: Tool::Kubectl,
+    capability: "Kubernetes",
+    domain: Some("kubernetes"),
+    parse: |args, _, _| grammar::kubectl::parse(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::kubectl::PREPEND,
+    policy: include_str!("../policy/kubectl.yaml"),
+    compiled: compiled!("kubectl"),
+    endpoints: false,
+    remote: &[("kubectl", &[])],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
+static HELM: ToolSpec = ToolSpec {
+    tool: Tool::Helm,
+    capability: "Kubernetes releases",
+    domain: Some("kubernetes"),
+    parse: |args, _, _| grammar::helm::parse(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::helm::PREPEND,
+    policy: include_str!("../policy/helm.yaml"),
+    compiled: compiled!("helm"),
+    endpoints: false,
+    remote: &[("helm", &[])],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
+static ANSIBLE_PLAYBOOK: ToolSpec = ToolSpec {
+    tool: Tool::AnsiblePlaybook,
+    capability: "Ansible playbooks",
+    domain: Some("automation"),
+    parse: |args, _, _| grammar::ansible::parse_playbook(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::ansible::PREPEND,
+    policy: include_str!("../policy/ansible-playbook.yaml"),
+    compiled: compiled!("ansible-playbook"),
+    endpoints: false,
+    remote: &[],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
+static ANSIBLE: ToolSpec = ToolSpec {
+    tool: Tool::Ansible,
+    capability: "Ansible",
+    domain: Some("automation"),
+    parse: |args, _, _| grammar::ansible::parse_adhoc(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::ansible::PREPEND,
+    policy: include_str!("../policy/ansible.yaml"),
+    compiled: compiled!("ansible"),
+    endpoints: false,
+    remote: &[],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
+static ANSIBLE_INVENTORY: ToolSpec = ToolSpec {
+    tool: Tool::AnsibleInventory,
+    capability: "Ansible inventories",
+    domain: Some("automation"),
+    parse: |args, _, _| grammar::ansible::parse_inventory(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::ansible::PREPEND,
+    policy: include_str!("../policy/ansible-inventory.yaml"),
+    compiled: compiled!("ansible-inventory"),
+    endpoints: false,
+    remote: &[],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
+static ANSIBLE_GALAXY: ToolSpec = ToolSpec {
+    tool: Tool::AnsibleGalaxy,
+    capability: "Ansible roles and collections",
+    domain: Some("automation"),
+    parse: |args, _, _| grammar::ansible::parse_galaxy(args),
+    sources: no_scripts,
+    redact: as_is,
+    fill: None,
+    prepend: grammar::ansible::PREPEND,
+    policy: include_str!("../policy/ansible-galaxy.yaml"),
+    compiled: compiled!("ansible-galaxy"),
+    endpoints: false,
+    remote: &[],
+    remote_commands: false,
+    git_config: false,
+    user_config: None,
+};
+
 impl Tool {
     /// This tool's table. The one exhaustive match on [`Tool`]: a new tool does not compile
     /// until it has an entry.
@@ -272,6 +380,12 @@ impl Tool {
             Tool::Curl => &CURL,
             Tool::Git => &GIT,
             Tool::Ssh => &SSH,
+            Tool::Kubectl => &KUBECTL,
+            Tool::Helm => &HELM,
+            Tool::AnsiblePlaybook => &ANSIBLE_PLAYBOOK,
+            Tool::Ansible => &ANSIBLE,
+            Tool::AnsibleInventory => &ANSIBLE_INVENTORY,
+            Tool::AnsibleGalaxy => &ANSIBLE_GALAXY,
         }
     }
 }

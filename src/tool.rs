@@ -14,10 +14,16 @@ pub enum Tool {
     Curl,
     Git,
     Ssh,
+    Kubectl,
+    Helm,
+    AnsiblePlaybook,
+    Ansible,
+    AnsibleInventory,
+    AnsibleGalaxy,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 8] = [
+    pub const ALL: [Tool; 14] = [
         Tool::Gh,
         Tool::Tea,
         Tool::Docker,
@@ -26,6 +32,12 @@ impl Tool {
         Tool::Curl,
         Tool::Git,
         Tool::Ssh,
+        Tool::Kubectl,
+        Tool::Helm,
+        Tool::AnsiblePlaybook,
+        Tool::Ansible,
+        Tool::AnsibleInventory,
+        Tool::AnsibleGalaxy,
     ];
 
     /// The program name the tool is linked under. Exact names only.
@@ -39,6 +51,12 @@ impl Tool {
             Tool::Curl => "curl",
             Tool::Git => "git",
             Tool::Ssh => "ssh",
+            Tool::Kubectl => "kubectl",
+            Tool::Helm => "helm",
+            Tool::AnsiblePlaybook => "ansible-playbook",
+            Tool::Ansible => "ansible",
+            Tool::AnsibleInventory => "ansible-inventory",
+            Tool::AnsibleGalaxy => "ansible-galaxy",
         }
     }
 

@@ -144,18 +144,34 @@ pub fn key_of(target: &Target, host: Option<&str>, budgets: Option<&Budgets>) ->
             Some(k) => k.to_string(),
             None => return Err(format!("`{}` is not a unit name (a pattern names no unit)", escape(u))),
         },
+        Target::Named { kind, name, host: own } => {
+            if !is_name(name) {
+                return Err(format!("`{}` is not a {kind} name", escape(name)));
+            }
+            let key = format!("{kind}/{name}");
+            // A playbook's host is its own; a remote call's host is the ssh host.
+            match (own.as_deref(), host) {
+                (Some(h), _) | (None, Some(h)) => return with_host(h, key),
+                (None, None) => return Ok(key),
+            }
+        }
         Target::All(what) => return Err(what.clone()),
     };
     match host {
-        Some(h)
-            if !h.is_empty()
-                && h.bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b':')) =>
-        {
-            Ok(format!("{}:{key}", h.to_ascii_lowercase()))
-        }
-        Some(h) => Err(format!("the host `{}` is not a host name", escape(h))),
+        Some(h) => with_host(h, key),
         None => Ok(key),
+    }
+}
+
+/// `host:key`, the host lower-cased; a host that is no host name cannot be a key.
+fn with_host(h: &str, key: String) -> Result<String, String> {
+    if !h.is_empty()
+        && h.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b':'))
+    {
+        Ok(format!("{}:{key}", h.to_ascii_lowercase()))
+    } else {
+        Err(format!("the host `{}` is not a host name", escape(h)))
     }
 }
 

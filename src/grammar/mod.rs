@@ -5,15 +5,19 @@
 //! It never decides and never does I/O. A call the grammar cannot understand gets a `problem`,
 //! and `decide()` refuses it.
 
+pub(crate) mod cobra;
 pub(crate) mod opts;
 
+pub(crate) mod ansible;
 pub(crate) mod compose;
 pub(crate) mod curl;
 pub(crate) mod docker;
 pub(crate) mod gh;
 pub mod git;
 pub(crate) mod graphql;
+pub(crate) mod helm;
 pub(crate) mod http;
+pub(crate) mod kubectl;
 pub(crate) mod mysql;
 pub(crate) mod psql;
 pub(crate) mod remote;
@@ -76,6 +80,14 @@ pub enum Target {
     },
     /// A systemd unit on a remote host (`nginx`, `nginx.service`).
     Unit(String),
+    /// A named thing of a kind that is its own budget key, `[host:]kind/name`: a Kubernetes
+    /// workload (`deployment/api`), a helm release (`release/api`), a playbook on a host
+    /// (`web01:playbook/site.yml`).
+    Named {
+        kind: &'static str,
+        name: String,
+        host: Option<String>,
+    },
     /// Everything of a kind the call does not list (a compose call naming no service): what,
     /// in words.
     All(String),
@@ -360,6 +372,20 @@ pub enum Claim {
     /// An ssh call reaches `host` (`via`: the destination, a jump host, a `-W` target). When
     /// `tiershim.yaml` lists `hosts:`, it must be one of them.
     SshHost { host: String, via: String },
+    /// The call reaches hosts it does not name one by one (an ansible run without `--limit`, or
+    /// with a pattern): where `tiershim.yaml` lists `hosts:`, refused.
+    AllHosts { via: String },
+    /// A file the real tool takes as instructions (a playbook and what is beside it, an
+    /// inventory, a manifest, a chart): it must be one the agent could not have written (DESIGN
+    /// §3.2). `tree`: the directory (a file's own directory) and everything below it; `optional`:
+    /// the tool reads it only when it exists (a chart name that is no path is a repository's).
+    /// The gate finds out who could write it (`crate::operator_files`) before `decide()`.
+    Operator {
+        path: String,
+        flag: String,
+        tree: bool,
+        optional: bool,
+    },
     /// A call only the real `tool` of this install makes, as a nested call (git asking for
     /// `git-receive-pack` over ssh, ssh running its own `-J` hop): allowed only when the parent
     /// process is that binary, whose own call the gate already judged.

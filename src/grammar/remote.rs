@@ -35,6 +35,8 @@ pub const TOOLS: &[(&str, Tool, &[&str], Parse)] = &[
     ("mariadb", Tool::Mysql, &[], grammar::mysql::parse),
     ("curl", Tool::Curl, &[], grammar::curl::parse),
     ("git", Tool::Git, &[], grammar::git::parse),
+    ("kubectl", Tool::Kubectl, &[], grammar::kubectl::parse),
+    ("helm", Tool::Helm, &[], grammar::helm::parse),
 ];
 
 /// The commands git runs on the other end of an ssh transport (`connect.c`), always as the

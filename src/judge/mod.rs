@@ -131,6 +131,8 @@ pub fn call(cfg: &InstallConfig, policy: &Policy, call: &Call, source: &mut dyn 
     let var = |name: &str| call.var(name);
     let mut req = request(cfg, policy, &inv, &var);
     req.local = local;
+    // Who could have written the files the tool takes as instructions (playbooks, manifests).
+    req.operator_files = crate::operator_files::check(&inv, call.cwd, &crate::access::Principal::current());
     if inv.remote.is_some() {
         req.policies = remote_policies(cfg, &inv)?;
     }

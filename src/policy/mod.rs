@@ -276,6 +276,7 @@ pub enum Builtin {
     LocalWrite,
     LocalFile,
     AgentConfig,
+    AgentFile,
     RemoteEndpoint,
     Pinned,
     PinnedEnv,
@@ -294,7 +295,7 @@ pub enum Builtin {
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 22] = [
+    pub const ALL: [Builtin; 23] = [
         Builtin::Unclassified,
         Builtin::Grammar,
         Builtin::Target,
@@ -302,6 +303,7 @@ impl Builtin {
         Builtin::LocalWrite,
         Builtin::LocalFile,
         Builtin::AgentConfig,
+        Builtin::AgentFile,
         Builtin::RemoteEndpoint,
         Builtin::Pinned,
         Builtin::PinnedEnv,
@@ -358,6 +360,11 @@ impl Builtin {
                 "agent-config",
                 "never",
                 "configuration the real tool reads from a file the agent could have written, with a key that runs a program or redirects the call",
+            ),
+            Builtin::AgentFile => (
+                "agent-file",
+                "never",
+                "a file the real tool takes as instructions (a playbook and what is beside it, an inventory, a manifest, a chart) that the agent could have written, or whose owner cannot be checked",
             ),
             Builtin::RemoteEndpoint => (
                 "remote-endpoint",
