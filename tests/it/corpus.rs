@@ -43,6 +43,11 @@ struct Case {
     /// one, because the gate works out what they change with git.
     #[serde(default)]
     repo: bool,
+    /// Run the call (and its `explain`) as an unprivileged user, not root: the files a tool
+    /// takes as instructions (playbooks, manifests, charts) are the operator's only when the
+    /// agent is not root, who can write anything.
+    #[serde(default)]
+    agent: bool,
 }
 
 /// The git stub of a git case: it records the calls the gate execs and hands the gate's own
@@ -106,7 +111,28 @@ fn ssh_config(case: &Case) -> String {
     extra
 }
 
-fn run_case(tool: &str, case: &Case) -> Result<(), String> {
+/// `cmd` run as `agent` (its own groups), with the same arguments, environment and directory.
+fn as_agent(cmd: &std::process::Command, agent: &crate::harden::Account) -> std::process::Command {
+    let mut c = std::process::Command::new("/usr/bin/setpriv");
+    c.arg(format!("--reuid={}", agent.uid))
+        .arg(format!("--regid={}", agent.gid))
+        .arg("--init-groups")
+        .arg("--")
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            c.env(k, v);
+        }
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        c.current_dir(d);
+    }
+    c
+}
+
+fn run_case(tool: &str, case: &Case, agent: Option<&crate::harden::Account>) -> Result<(), String> {
     let mut extra = ssh_config(case);
     if !case.pinned.is_empty() {
         extra.push_str("env:\n");
@@ -136,6 +162,22 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
         env.tmp.path().to_path_buf()
     };
     cmd.current_dir(&cwd);
+    let agent = if case.agent {
+        let a = agent.ok_or("an agent case needs root to make the agent's user")?;
+        // The agent appends to the audit log (an unhardened install), and its stubs record what
+        // they received beside themselves.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(&env.audit, "").map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&env.audit, std::fs::Permissions::from_mode(0o666)).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&env.real, std::fs::Permissions::from_mode(0o1777)).map_err(|e| e.to_string())?;
+        Some(a)
+    } else {
+        None
+    };
+    let cmd = match agent {
+        Some(a) => as_agent(&cmd, a),
+        None => cmd,
+    };
     let out = output(cmd, case.stdin.as_deref())?;
     // The same call through `tiershim explain --config` of that tier, with the same
     // environment, working directory and stdin: the same verdict, rule and exit.
@@ -150,6 +192,10 @@ fn run_case(tool: &str, case: &Case) -> Result<(), String> {
         .env("HOME", env.tmp.path())
         .current_dir(&cwd)
         .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let ex = match agent {
+        Some(a) => as_agent(&ex, a),
+        None => ex,
+    };
     let explained = output(ex, case.stdin.as_deref())?;
     let code = out.status.code().unwrap_or(-1);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -266,8 +312,24 @@ fn output(mut cmd: std::process::Command, stdin: Option<&str>) -> Result<std::pr
 fn run_tool(tool: &str) -> usize {
     let cases = load(tool);
     let mut failures = Vec::new();
+    // One unprivileged user for the cases that run as the agent.
+    let agent = if cases.iter().any(|c| c.agent) {
+        if nix::unistd::getuid().is_root() {
+            Some(crate::harden::Account::create())
+        } else if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("the {tool} corpus must run as root under CI (its agent cases make a user)");
+        } else {
+            eprintln!("SKIPPED the {tool} corpus's agent cases: not root");
+            None
+        }
+    } else {
+        None
+    };
     for (i, case) in cases.iter().enumerate() {
-        if let Err(e) = run_case(tool, case) {
+        if case.agent && agent.is_none() {
+            continue;
+        }
+        if let Err(e) = run_case(tool, case, agent.as_ref()) {
             let name = case.name.clone().unwrap_or_else(|| format!("#{i}"));
             failures.push(format!("  {tool} {} [{name}, tier {}]: {e}", case.argv.join(" "), case.tier));
         }
@@ -314,6 +376,30 @@ fn corpus_git() {
 #[test]
 fn corpus_ssh() {
     run_tool("ssh");
+}
+#[test]
+fn corpus_kubectl() {
+    run_tool("kubectl");
+}
+#[test]
+fn corpus_helm() {
+    run_tool("helm");
+}
+#[test]
+fn corpus_ansible_playbook() {
+    run_tool("ansible-playbook");
+}
+#[test]
+fn corpus_ansible() {
+    run_tool("ansible");
+}
+#[test]
+fn corpus_ansible_inventory() {
+    run_tool("ansible-inventory");
+}
+#[test]
+fn corpus_ansible_galaxy() {
+    run_tool("ansible-galaxy");
 }
 
 #[test]
