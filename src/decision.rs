@@ -1200,7 +1200,7 @@ fn check_targets(tool: Tool, inv: &Invocation, req: &Request, findings: &mut Vec
                         f.skill.clone(),
                         format!("{} whose {} budget cannot count it ({why})", f.what, class),
                         format!("cooldown: {why}, so the {class} budget cannot count it"),
-                        Some("name each container or service (docker restart api), or escalate to tier 3".into()),
+                        Some(tool.spec().name_targets.into()),
                     )
                     .by(Builtin::CooldownTarget),
                 ),

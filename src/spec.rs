@@ -65,6 +65,9 @@ pub struct ToolSpec {
     /// The words its policy may use besides the tool's own commands: verbs its grammar makes
     /// and every mark it sets, with their meanings (`grammar::vocab`).
     pub vocabulary: &'static grammar::vocab::Vocabulary,
+    /// What to do instead when a restart or redeploy names nothing a budget can count
+    /// (`<tool>.cooldown-target`).
+    pub name_targets: &'static str,
 }
 
 /// A grammar's reading of a call with its placeholders filled as the tool fills them.
@@ -120,6 +123,7 @@ static GH: ToolSpec = ToolSpec {
         read: crate::tool_config::gh,
     }),
     vocabulary: &grammar::vocab::GH,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static TEA: ToolSpec = ToolSpec {
@@ -139,6 +143,7 @@ static TEA: ToolSpec = ToolSpec {
     git_config: false,
     user_config: None,
     vocabulary: &grammar::vocab::TEA,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static DOCKER: ToolSpec = ToolSpec {
@@ -162,6 +167,7 @@ static DOCKER: ToolSpec = ToolSpec {
         read: crate::tool_config::docker,
     }),
     vocabulary: &grammar::vocab::DOCKER,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static PSQL: ToolSpec = ToolSpec {
@@ -181,6 +187,7 @@ static PSQL: ToolSpec = ToolSpec {
     git_config: false,
     user_config: None,
     vocabulary: &grammar::vocab::PSQL,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static MYSQL: ToolSpec = ToolSpec {
@@ -200,6 +207,7 @@ static MYSQL: ToolSpec = ToolSpec {
     git_config: false,
     user_config: None,
     vocabulary: &grammar::vocab::MYSQL,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static CURL: ToolSpec = ToolSpec {
@@ -219,6 +227,7 @@ static CURL: ToolSpec = ToolSpec {
     git_config: false,
     user_config: None,
     vocabulary: &grammar::vocab::CURL,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static GIT: ToolSpec = ToolSpec {
@@ -238,6 +247,7 @@ static GIT: ToolSpec = ToolSpec {
     git_config: true,
     user_config: None,
     vocabulary: &grammar::vocab::GIT,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static SSH: ToolSpec = ToolSpec {
@@ -257,6 +267,7 @@ static SSH: ToolSpec = ToolSpec {
     git_config: false,
     user_config: None,
     vocabulary: &grammar::vocab::SSH,
+    name_targets: "name each container or service (docker restart api), or escalate to tier 3",
 };
 
 static KUBECTL: ToolSpec = ToolSpec {
@@ -275,6 +286,7 @@ static KUBECTL: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name each deployment, statefulset or daemonset (kubectl rollout restart deploy/api), or escalate to tier 3",
 };
 
 static HELM: ToolSpec = ToolSpec {
@@ -293,6 +305,7 @@ static HELM: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name the release (helm install <release> <chart>), or escalate to tier 3",
 };
 
 static ANSIBLE_PLAYBOOK: ToolSpec = ToolSpec {
@@ -311,6 +324,7 @@ static ANSIBLE_PLAYBOOK: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name the hosts with --limit (ansible-playbook --limit web01 site.yml), or escalate to tier 3",
 };
 
 static ANSIBLE: ToolSpec = ToolSpec {
@@ -329,6 +343,7 @@ static ANSIBLE: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name the hosts, or escalate to tier 3",
 };
 
 static ANSIBLE_INVENTORY: ToolSpec = ToolSpec {
@@ -347,6 +362,7 @@ static ANSIBLE_INVENTORY: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name the hosts, or escalate to tier 3",
 };
 
 static ANSIBLE_GALAXY: ToolSpec = ToolSpec {
@@ -365,6 +381,7 @@ static ANSIBLE_GALAXY: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    name_targets: "name the hosts, or escalate to tier 3",
 };
 
 impl Tool {

@@ -9,6 +9,7 @@ mod harness;
 mod installed;
 
 mod inventory;
+mod kube;
 
 mod bad_input;
 mod check;
