@@ -17,9 +17,9 @@
 //!   named hosts on that list may be reached.
 //! - **What ansible runs is the operator's** (DESIGN §3.2). Each playbook with everything beside
 //!   it (roles, `group_vars`, `library/`, plugins), each inventory (a file and its directory, or a
-//!   directory), each `-e @file` and `--playbook-dir` is a [`Claim::Operator`]. (ansible would
-//!   read an `ansible.cfg` in the working directory first: the policy sets `ANSIBLE_CONFIG`, to
-//!   the operator's pin or to `/dev/null`, so it reads none.)
+//!   directory), each `-e @file` and `--playbook-dir` is a [`Claim::Operator`]; so is an
+//!   `ansible.cfg` in the working directory (ansible reads it before the tool home's, unless the
+//!   operator pins `ANSIBLE_CONFIG`), and one the agent could create there.
 //! - **Pinned or refused**: `--vault-password-file`, `--vault-id label@file`,
 //!   `--become-password-file`, `--connection-password-file`, `--private-key`, `-M/--module-path`
 //!   are [`Claim::Pinned`] of the variable ansible reads the same setting from
@@ -383,6 +383,12 @@ fn galaxy(args: &[String]) -> Result<Understood, String> {
 /// What every program shares: inventories, extra variables, the pinned options, ssh arguments,
 /// and the working directory's `ansible.cfg`.
 fn common(p: &Parsed, actions: &mut Vec<Action>, claims: &mut Vec<Claim>) {
+    claims.push(Claim::Operator {
+        path: "ansible.cfg".into(),
+        flag: "the ansible.cfg of the working directory".into(),
+        tree: false,
+        optional: true,
+    });
     for inv in p.values("inventory") {
         // A value with a comma that is no path is a host list (`-i web01,`).
         if inv.contains(',') && !inv.contains('/') {
@@ -560,7 +566,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(paths, vec!["site.yml", "inv/hosts", "vars.yml"]);
+        assert_eq!(paths, vec!["site.yml", "ansible.cfg", "inv/hosts", "vars.yml"]);
     }
 
     #[test]

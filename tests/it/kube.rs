@@ -202,7 +202,11 @@ fn a_secret_is_never_printed_and_kubectl_is_never_asked() {
     // describe shows the keys, not the values.
     let r = k.run("kubectl", &["describe", "secret", "db"], "1");
     allowed(&r);
-    assert!(!r.stdout().contains("aHVudGVyMg") && !r.stdout().contains("hunter2"), "{}", r.stdout());
+    assert!(
+        !r.stdout().contains("aHVudGVyMg") && !r.stdout().contains("hunter2"),
+        "{}",
+        r.stdout()
+    );
 }
 
 #[test]
@@ -222,27 +226,47 @@ fn rollout_restart_sends_one_patch_and_counts_every_spelling_against_one_budget(
     k.api.forget();
     let r = k.run("kubectl", &["rollout", "restart", "deployments", "api"], "2");
     refused_by(&k.env, &r, "kubectl.cooldown");
-    assert!(k.api.requests().is_empty(), "a refused restart reached the API: {:?}", k.api.requests());
+    assert!(
+        k.api.requests().is_empty(),
+        "a refused restart reached the API: {:?}",
+        k.api.requests()
+    );
 }
 
 #[test]
 fn a_restart_that_names_no_workload_cannot_be_counted_below_tier_3() {
     let Some(k) = kube("") else { return };
-    refused_by(&k.env, &k.run("kubectl", &["rollout", "restart", "deploy", "-l", "app=api"], "2"), "kubectl.cooldown-target");
-    refused_by(&k.env, &k.run("kubectl", &["rollout", "restart", "deployment"], "2"), "kubectl.cooldown-target");
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["rollout", "restart", "deploy", "-l", "app=api"], "2"),
+        "kubectl.cooldown-target",
+    );
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["rollout", "restart", "deployment"], "2"),
+        "kubectl.cooldown-target",
+    );
     assert!(k.api.requests().is_empty());
 }
 
 #[test]
 fn tier_3_changes_send_what_the_verdict_named() {
     let Some(k) = kube("") else { return };
-    refused_by(&k.env, &k.run("kubectl", &["scale", "deploy/api", "--replicas=3"], "2"), "kubectl.change");
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["scale", "deploy/api", "--replicas=3"], "2"),
+        "kubectl.change",
+    );
     assert!(k.api.requests().is_empty());
     allowed(&k.run("kubectl", &["scale", "deploy/api", "--replicas=3"], "3"));
     let writes = k.api.writes();
     assert_eq!(writes.len(), 1, "{writes:?}");
     assert_eq!(writes[0].0, "PATCH");
-    assert!(writes[0].1.starts_with("/apis/apps/v1/namespaces/default/deployments/api/scale"), "{:?}", writes[0]);
+    assert!(
+        writes[0].1.starts_with("/apis/apps/v1/namespaces/default/deployments/api/scale"),
+        "{:?}",
+        writes[0]
+    );
     k.api.forget();
     allowed(&k.run("kubectl", &["delete", "pod", "api-0"], "3"));
     let writes = k.api.writes();
@@ -255,12 +279,36 @@ fn tier_3_changes_send_what_the_verdict_named() {
 fn deleting_anything_but_pods_draining_and_choosing_the_cluster_send_nothing() {
     let Some(k) = kube("") else { return };
     refused_by(&k.env, &k.run("kubectl", &["delete", "deploy", "api"], "3"), "kubectl.delete");
-    refused_by(&k.env, &k.run("kubectl", &["delete", "--raw", "/apis/apps/v1/namespaces/default/deployments/api"], "3"), "kubectl.delete");
+    refused_by(
+        &k.env,
+        &k.run(
+            "kubectl",
+            &["delete", "--raw", "/apis/apps/v1/namespaces/default/deployments/api"],
+            "3",
+        ),
+        "kubectl.delete",
+    );
     refused_by(&k.env, &k.run("kubectl", &["drain", "node-1"], "3"), "kubectl.never");
-    refused_by(&k.env, &k.run("kubectl", &["--server", "http://127.0.0.1:1", "get", "pods"], "3"), "kubectl.connection");
-    refused_by(&k.env, &k.run("kubectl", &["get", "pods", "--token", "x"], "3"), "kubectl.connection");
-    refused_by(&k.env, &k.run("kubectl", &["--kubeconfig", "/tmp/other", "get", "pods"], "3"), "kubectl.pinned");
-    let r = k.env.run("kubectl", &["get", "pods"], &[("CLAUDEOPS_TIER", "3"), ("KUBECONFIG", "/tmp/other")]);
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["--server", "http://127.0.0.1:1", "get", "pods"], "3"),
+        "kubectl.connection",
+    );
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["get", "pods", "--token", "x"], "3"),
+        "kubectl.connection",
+    );
+    refused_by(
+        &k.env,
+        &k.run("kubectl", &["--kubeconfig", "/tmp/other", "get", "pods"], "3"),
+        "kubectl.pinned",
+    );
+    let r = k.env.run(
+        "kubectl",
+        &["get", "pods"],
+        &[("CLAUDEOPS_TIER", "3"), ("KUBECONFIG", "/tmp/other")],
+    );
     refused_by(&k.env, &r, "kubectl.pinned-env");
     assert!(k.api.requests().is_empty(), "{:?}", k.api.requests());
     // The pinned kubeconfig named again is the same cluster.
@@ -352,19 +400,37 @@ fn helm_reads_at_tier_1_and_an_upgrade_at_tier_3_spends_the_release_budget() {
     let out = as_agent(&k, &agent, cwd, "helm", &["list"], "1");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
-        k.api.requests().iter().map(|(m, p, _)| format!("{m} {p}")).collect::<Vec<_>>().last().map(String::as_str),
+        k.api
+            .requests()
+            .iter()
+            .map(|(m, p, _)| format!("{m} {p}"))
+            .collect::<Vec<_>>()
+            .last()
+            .map(String::as_str),
         Some("GET /api/v1/namespaces/default/secrets?labelSelector=owner%3Dhelm")
     );
     assert!(k.api.writes().is_empty());
-    let upgrade = ["upgrade", "--install", "web", chart.to_str().unwrap(), "--disable-openapi-validation"];
+    let upgrade = [
+        "upgrade",
+        "--install",
+        "web",
+        chart.to_str().unwrap(),
+        "--disable-openapi-validation",
+    ];
     let out = as_agent(&k, &agent, cwd, "helm", &upgrade, "2");
     assert_eq!(out.status.code(), Some(77), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(k.api.writes().is_empty());
     let out = as_agent(&k, &agent, cwd, "helm", &upgrade, "3");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let writes: Vec<String> = k.api.writes().into_iter().map(|(m, p, _)| format!("{m} {p}")).collect();
-    assert!(writes.iter().any(|w| w.starts_with("POST /api/v1/namespaces/default/configmaps")), "{writes:?}");
-    assert!(writes.iter().any(|w| w.starts_with("POST /api/v1/namespaces/default/secrets")), "{writes:?}");
+    assert!(
+        writes.iter().any(|w| w.starts_with("POST /api/v1/namespaces/default/configmaps")),
+        "{writes:?}"
+    );
+    assert!(
+        writes.iter().any(|w| w.starts_with("POST /api/v1/namespaces/default/secrets")),
+        "{writes:?}"
+    );
     assert!(k.state().contains("release/web"), "{}", k.state());
     // One redeployment per release in 24 hours: the next upgrade reaches nothing.
     k.api.forget();
@@ -388,12 +454,22 @@ fn a_chart_the_agent_could_have_written_is_refused_before_helm_runs() {
     let chart = operator_chart(k.env.tmp.path());
     // One template the agent owns.
     nix::unistd::chown(&chart.join("templates/cm.yaml"), Some(nix::unistd::Uid::from_raw(agent.uid)), None).unwrap();
-    let out = as_agent(&k, &agent, k.env.tmp.path(), "helm", &["upgrade", "--install", "web", chart.to_str().unwrap()], "3");
+    let out = as_agent(
+        &k,
+        &agent,
+        k.env.tmp.path(),
+        "helm",
+        &["upgrade", "--install", "web", chart.to_str().unwrap()],
+        "3",
+    );
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(77), "{err}");
     assert!(err.contains("rule helm.agent-file"), "{err}");
     let reasons = k.env.last_audit()["reasons"].to_string();
-    assert!(reasons.contains("cm.yaml") && reasons.contains(&format!("uid {} can write", agent.uid)), "{reasons}");
+    assert!(
+        reasons.contains("cm.yaml") && reasons.contains(&format!("uid {} can write", agent.uid)),
+        "{reasons}"
+    );
     assert!(k.api.requests().is_empty(), "{:?}", k.api.requests());
     // Uninstall is never allowed.
     let out = as_agent(&k, &agent, k.env.tmp.path(), "helm", &["uninstall", "web"], "3");

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod agent;
+mod ansible;
 mod harness;
 mod installed;
 

@@ -1,0 +1,248 @@
+//! Debian's ansible-core behind the gate, really running playbooks against `localhost` with the
+//! local connection, as an unprivileged agent (a user made for the test), from an operator's
+//! playbook directory: a run at tier 3 does what the playbook says and spends the redeploy
+//! budget of the playbook on that host; a second run is refused before ansible starts; a role,
+//! an inventory or an `ansible.cfg` the agent could have written refuses the call; `--check` is
+//! tier 3; `--syntax-check` runs at tier 1 and changes nothing.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::harden::Account;
+use crate::harness::TestEnv;
+
+struct Play {
+    env: TestEnv,
+    agent: Account,
+    /// The operator's playbook directory (root's, 0755): site.yml, inventory, roles/.
+    dir: PathBuf,
+    /// Where the playbook writes its marker (the agent may write there).
+    out: PathBuf,
+    state: PathBuf,
+}
+
+fn chmod(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// None (and a skip) when not root or without ansible-playbook; under CI both fail.
+fn play(extra: &str) -> Option<Play> {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !nix::unistd::getuid().is_root() {
+        assert!(!ci, "the ansible tests must run as root under CI (they make the agent's user)");
+        eprintln!("SKIPPED: not root");
+        return None;
+    }
+    let real = Path::new("/usr/bin/ansible-playbook");
+    if !real.is_file() {
+        assert!(
+            !ci,
+            "ansible-playbook is not installed: scripts/test-deps.sh installs Debian's ansible-core"
+        );
+        eprintln!("SKIPPED: ansible-playbook is not installed; run scripts/test-deps.sh");
+        return None;
+    }
+    let env = TestEnv::new(3, "");
+    let agent = Account::create();
+    // The local connection runs `mkdir` and `sh` on this machine: the operator pins a PATH that
+    // has them after the tier directory (the tier directory alone holds no mkdir).
+    let dir = env.path("play");
+    let out = env.path("out");
+    std::fs::create_dir_all(dir.join("roles/deploy/tasks")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    chmod(&out, 0o777);
+    std::fs::write(dir.join("site.yml"), "- hosts: all\n  gather_facts: false\n  roles: [deploy]\n").unwrap();
+    std::fs::write(
+        dir.join("roles/deploy/tasks/main.yml"),
+        format!(
+            "- name: deploy\n  ansible.builtin.copy:\n    content: \"deployed {{{{ version | default('1') }}}}\\n\"\n    dest: {}/marker\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("inventory"),
+        "localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n",
+    )
+    .unwrap();
+    for d in [
+        dir.clone(),
+        dir.join("roles"),
+        dir.join("roles/deploy"),
+        dir.join("roles/deploy/tasks"),
+    ] {
+        chmod(&d, 0o755);
+    }
+    let state_dir = env.path("state");
+    std::fs::create_dir(&state_dir).unwrap();
+    chmod(&state_dir, 0o1777);
+    let state = state_dir.join("cooldown.json");
+    // The agent appends to the audit log (an unhardened install).
+    std::fs::write(&env.audit, "").unwrap();
+    chmod(&env.audit, 0o666);
+    env.write_config(&format!(
+        "tier: 3\nreal_dirs: [{}]\nreal: {{ansible-playbook: {}}}\naudit_log: {}\ncooldown_state: {}\n\
+         workspaces: [{}]\nenv:\n  ANSIBLE_REMOTE_TEMP: /tmp/tiershim-ansible-{}\n  PATH: {}:/usr/bin:/bin\n{extra}",
+        env.real.display(),
+        real.display(),
+        env.audit.display(),
+        state.display(),
+        out.display(),
+        agent.uid,
+        env.dir.display(),
+    ));
+    Some(Play {
+        env,
+        agent,
+        dir,
+        out,
+        state,
+    })
+}
+
+impl Play {
+    /// ansible-playbook through the gate, as the agent, in the playbook directory.
+    fn run(&self, args: &[&str], tier: &str) -> Output {
+        self.run_in(&self.dir, args, tier)
+    }
+
+    fn run_in(&self, cwd: &Path, args: &[&str], tier: &str) -> Output {
+        let link = self.env.dir.join("ansible-playbook");
+        let mut argv = vec![link.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        self.agent
+            .run_in(cwd, &argv, &[("CLAUDEOPS_TIER", tier), ("PATH", self.env.dir.to_str().unwrap())])
+    }
+
+    fn marker(&self) -> Option<String> {
+        std::fs::read_to_string(self.out.join("marker")).ok()
+    }
+
+    fn rule(&self) -> String {
+        self.env.last_audit()["rule"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn a_run_at_tier_3_does_what_the_playbook_says_and_spends_the_redeploy_budget() {
+    let Some(p) = play("") else { return };
+    let o = p.run(&["-i", "inventory", "-l", "localhost", "site.yml", "-e", "version=2"], "2");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.run");
+    assert_eq!(p.marker(), None, "a refused run ran");
+    let o = p.run(&["-i", "inventory", "-l", "localhost", "site.yml", "-e", "version=2"], "3");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("changed=1"), "{}", text(&o));
+    assert_eq!(p.marker().as_deref(), Some("deployed 2\n"));
+    let state = std::fs::read_to_string(&p.state).unwrap();
+    assert!(state.contains("localhost:playbook/site.yml"), "{state}");
+    // One redeployment of a playbook on a host in 24 hours: the next run never starts.
+    std::fs::remove_file(p.out.join("marker")).unwrap();
+    let o = p.run(&["--limit=localhost", "-i", "inventory", "site.yml"], "3");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.cooldown");
+    assert_eq!(p.marker(), None, "a run past its budget ran");
+}
+
+#[test]
+fn check_mode_is_tier_3_and_a_syntax_check_is_tier_1() {
+    let Some(p) = play("") else { return };
+    let o = p.run(&["--check", "-i", "inventory", "-l", "localhost", "site.yml"], "2");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.check");
+    assert!(text(&o).contains("not read-only"), "{}", text(&o));
+    let o = p.run(&["--syntax-check", "-i", "inventory", "site.yml"], "1");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("playbook: site.yml"), "{}", text(&o));
+    let o = p.run(&["--list-tasks", "-i", "inventory", "site.yml"], "1");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("deploy : deploy"), "{}", text(&o));
+    assert_eq!(p.marker(), None);
+}
+
+#[test]
+fn a_role_an_inventory_or_an_ansible_cfg_the_agent_could_write_refuses_the_run() {
+    let Some(p) = play("") else { return };
+    let uid = nix::unistd::Uid::from_raw(p.agent.uid);
+    let run = |p: &Play| p.run(&["-i", "inventory", "-l", "localhost", "site.yml"], "3");
+    // A role task file the agent owns.
+    let task = p.dir.join("roles/deploy/tasks/main.yml");
+    nix::unistd::chown(&task, Some(uid), None).unwrap();
+    let o = run(&p);
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.agent-file");
+    let reasons = p.env.last_audit()["reasons"].to_string();
+    assert!(
+        reasons.contains("main.yml") && reasons.contains(&format!("uid {}", p.agent.uid)),
+        "{reasons}"
+    );
+    nix::unistd::chown(&task, Some(nix::unistd::Uid::from_raw(0)), None).unwrap();
+    // An inventory elsewhere, in a directory the agent can write.
+    let inv_dir = p.env.path("agentinv");
+    std::fs::create_dir(&inv_dir).unwrap();
+    std::fs::copy(p.dir.join("inventory"), inv_dir.join("hosts")).unwrap();
+    nix::unistd::chown(&inv_dir, Some(uid), None).unwrap();
+    let o = p.run(&["-i", inv_dir.join("hosts").to_str().unwrap(), "-l", "localhost", "site.yml"], "3");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.agent-file");
+    // An ansible.cfg in a working directory the agent can write (or one it could put there).
+    let cwd = p.env.path("agentcwd");
+    std::fs::create_dir(&cwd).unwrap();
+    nix::unistd::chown(&cwd, Some(uid), None).unwrap();
+    let book = p.dir.join("site.yml");
+    let inv = p.dir.join("inventory");
+    let o = p.run_in(&cwd, &["-i", inv.to_str().unwrap(), "-l", "localhost", book.to_str().unwrap()], "3");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.agent-file");
+    assert!(text(&o).contains("ansible.cfg"), "{}", text(&o));
+    assert_eq!(p.marker(), None, "a refused run ran");
+    // The operator's files, untouched, still run.
+    let o = run(&p);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(p.marker().is_some());
+}
+
+#[test]
+fn hosts_not_listed_and_runs_without_a_limit_are_refused_where_hosts_are_listed() {
+    let Some(p) = play("hosts: [localhost]\n") else { return };
+    let o = p.run(&["-i", "inventory", "site.yml"], "3");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.host");
+    let o = p.run(&["-i", "inventory", "-l", "db01", "site.yml"], "3");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(p.rule(), "ansible-playbook.host");
+    assert_eq!(p.marker(), None);
+    let o = p.run(&["-i", "inventory", "-l", "localhost", "site.yml"], "3");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(p.marker().is_some());
+}
+
+#[test]
+fn ansible_gets_no_caller_variable_that_changes_what_it_runs() {
+    // A stub stands in for ansible-playbook and records its environment.
+    let env = TestEnv::new(3, "");
+    let r = env.run(
+        "ansible-playbook",
+        &["--version"],
+        &[
+            ("CLAUDEOPS_TIER", "1"),
+            ("ANSIBLE_CONFIG", "/tmp/evil.cfg"),
+            ("ANSIBLE_LIBRARY", "/tmp/lib"),
+            ("ANSIBLE_CALLBACK_PLUGINS", "/tmp/cb"),
+            ("PYTHONPATH", "/tmp/py"),
+            ("ANSIBLE_NOCOLOR", "1"),
+        ],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let got = env.received_env("ansible-playbook").unwrap();
+    for v in ["ANSIBLE_CONFIG", "ANSIBLE_LIBRARY", "ANSIBLE_CALLBACK_PLUGINS", "PYTHONPATH"] {
+        assert!(!got.contains_key(v), "{v} reached ansible-playbook");
+    }
+    assert_eq!(got.get("ANSIBLE_NOCOLOR").map(String::as_str), Some("1"));
+    assert_eq!(got.get("ANSIBLE_LOCAL_TEMP").map(String::as_str), Some("/tmp"));
+}
