@@ -285,7 +285,11 @@ static KUBECTL: ToolSpec = ToolSpec {
     remote: &[("kubectl", &[])],
     remote_commands: false,
     git_config: false,
-    user_config: None,
+    user_config: Some(UserConfig {
+        pinned: "KUBECONFIG",
+        default: ".kube/config",
+        read: crate::tool_config::kubeconfig,
+    }),
     name_targets: "name each deployment, statefulset or daemonset (kubectl rollout restart deploy/api), or escalate to tier 3",
 };
 
@@ -304,7 +308,11 @@ static HELM: ToolSpec = ToolSpec {
     remote: &[("helm", &[])],
     remote_commands: false,
     git_config: false,
-    user_config: None,
+    user_config: Some(UserConfig {
+        pinned: "HELM_PLUGINS",
+        default: ".local/share/helm/plugins",
+        read: crate::tool_config::helm_plugins,
+    }),
     name_targets: "name the release (helm install <release> <chart>), or escalate to tier 3",
 };
 

@@ -10,11 +10,14 @@
 //! program or redirects a call is reported, with its file, and `decide()` refuses the call
 //! (`<tool>.agent-config`). git's configuration is judged by the git grammar and its facts.
 //!
-//! I/O, gathered before `decide()`; it decides nothing. Only gh and docker calls look, and only
-//! a file in an untrusted place is read.
+//! kubectl's kubeconfig (credential plugins, servers) and helm's plugin directory are judged the
+//! same way, as a whole.
+//!
+//! I/O, gathered before `decide()`; it decides nothing. Only the calls of tools with a
+//! `ToolSpec::user_config` look, and only a file in an untrusted place is read.
 
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// gh keys that run a program or route its requests (`pkg/config`), at the top level or under a
 /// host in `hosts:`.
@@ -117,6 +120,38 @@ pub fn docker(dir: &Path, hardened: bool) -> Vec<String> {
     out
 }
 
+/// kubectl's kubeconfig (`KUBECONFIG` pinned, a file or a colon-separated list, or
+/// `.kube/config` in the tool home): a kubeconfig the agent could have written runs any program
+/// (`users[].user.exec`, an auth provider's `cmd-path`) and names any server, so the whole file
+/// is reported.
+pub fn kubeconfig(path: &Path, hardened: bool) -> Vec<String> {
+    path.to_string_lossy()
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .filter(|f| agents(f, hardened))
+        .map(|f| format!("{}: the kubeconfig (credential plugins it runs, the servers it names)", f.display()))
+        .collect()
+}
+
+/// helm's plugin directory (`HELM_PLUGINS` pinned, or `.local/share/helm/plugins` in the tool
+/// home): helm loads every plugin in it as a command, and runs getter and post-renderer plugins.
+pub fn helm_plugins(dir: &Path, hardened: bool) -> Vec<String> {
+    let parent_untrusted = dir.parent().is_some_and(|p| p.exists() && untrusted(p, hardened));
+    if dir.exists() && (untrusted(dir, hardened) || parent_untrusted) {
+        return vec![format!("{}: plugins helm loads and runs", dir.display())];
+    }
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if untrusted(&e.path(), hardened) {
+                out.push(format!("{}: a plugin helm loads and runs", e.path().display()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +170,52 @@ mod tests {
 
     fn chmod(p: &Path, mode: u32) {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_kubeconfig_or_a_helm_plugin_others_can_write_is_named() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path();
+        chmod(home, 0o755);
+        let kube = home.join(".kube");
+        std::fs::create_dir_all(&kube).unwrap();
+        chmod(&kube, 0o755);
+        let cfg = kube.join("config");
+        std::fs::write(&cfg, "apiVersion: v1\nkind: Config\n").unwrap();
+        chmod(&cfg, 0o600);
+        let none = BTreeMap::new();
+        assert_eq!(agent_written(Tool::Kubectl, home, &none, false), Vec::<String>::new());
+        chmod(&cfg, 0o666);
+        assert_eq!(agent_written(Tool::Kubectl, home, &none, false).len(), 1);
+        // A pinned list: each file judged.
+        let other = home.join("other.conf");
+        std::fs::write(&other, "").unwrap();
+        chmod(&other, 0o644);
+        let pins = BTreeMap::from([("KUBECONFIG".to_string(), format!("{}:{}", other.display(), cfg.display()))]);
+        assert_eq!(
+            agent_written(Tool::Kubectl, home, &pins, false),
+            [format!(
+                "{}: the kubeconfig (credential plugins it runs, the servers it names)",
+                cfg.display()
+            )]
+        );
+        let plugins = home.join(".local/share/helm/plugins");
+        std::fs::create_dir_all(plugins.join("diff")).unwrap();
+        for d in [
+            ".local",
+            ".local/share",
+            ".local/share/helm",
+            ".local/share/helm/plugins",
+            ".local/share/helm/plugins/diff",
+        ] {
+            chmod(&home.join(d), 0o755);
+        }
+        assert_eq!(agent_written(Tool::Helm, home, &none, false), Vec::<String>::new());
+        chmod(&plugins.join("diff"), 0o777);
+        assert_eq!(
+            agent_written(Tool::Helm, home, &none, false),
+            [format!("{}: a plugin helm loads and runs", plugins.join("diff").display())]
+        );
     }
 
     #[test]
