@@ -11,7 +11,7 @@
 //!   support that run anyway, still act); otherwise `playbook run`. A run names one
 //!   [`Target::Named`] per playbook and `--limit` host (`web01:playbook/site.yml`): the redeploy
 //!   budget. A limit the gate cannot name host by host (a pattern, a group expression,
-//!   `@file`), or no `--limit`, is [`Target::All`].
+//!   `@file`), or no `--limit`, counts against the playbook's own budget (`playbook/site.yml`).
 //! - **Hosts.** Each `--limit` host (and an ad-hoc pattern) is a [`Claim::SshHost`]; a pattern,
 //!   or no limit at all, is a [`Claim::AllHosts`]: where `tiershim.yaml` lists `hosts:`, only
 //!   named hosts on that list may be reached.
@@ -252,9 +252,12 @@ fn playbook(args: &[String]) -> Result<Understood, String> {
                     name: name.clone(),
                     host: Some(h.clone()),
                 })),
-                None => main
-                    .targets
-                    .push(Target::All(format!("every host of {name} (name them with --limit host1,host2)"))),
+                // Every host of the play (or a pattern): the playbook's own budget.
+                None => main.targets.push(Target::Named {
+                    kind: "playbook",
+                    name: name.clone(),
+                    host: None,
+                }),
             }
         }
     }
@@ -546,13 +549,18 @@ mod tests {
             host: "web01".into(),
             via: "--limit".into()
         }));
+        let all = Target::Named {
+            kind: "playbook",
+            name: "site.yml".into(),
+            host: None,
+        };
         let inv = pb(&["site.yml"]);
-        assert!(matches!(inv.actions[0].targets[0], Target::All(_)));
+        assert_eq!(inv.actions[0].targets, vec![all.clone()]);
         assert!(inv.claims.contains(&Claim::AllHosts {
             via: "ansible without --limit".into()
         }));
         let inv = pb(&["site.yml", "--limit", "web*"]);
-        assert!(matches!(inv.actions[0].targets[0], Target::All(_)));
+        assert_eq!(inv.actions[0].targets, vec![all]);
     }
 
     #[test]

@@ -681,7 +681,7 @@ mod tests {
     #[test]
     fn every_shipped_skill_loads_with_every_section_and_no_finding() {
         let shipped = embedded();
-        assert_eq!(shipped.len(), 8);
+        assert_eq!(shipped.len(), 11);
         for c in &shipped {
             let s = load(c, Need::All).unwrap();
             assert_eq!(s.parsed.findings, vec![], "{}", c.shown);

@@ -71,7 +71,7 @@ fn a_sound_installation_passes_every_check() {
         "checking",
         "uid 65534)",
         "✓ rbash: ",
-        "✓ tier1, tier2, tier3: links gh, tea, docker, psql, mysql, curl, git, ssh -> ",
+        "✓ tier1, tier2, tier3: links gh, tea, docker, psql, mysql, curl, git, ssh, kubectl, helm, ansible-playbook, ansible, ansible-inventory, ansible-galaxy -> ",
         "✓ tier2: ",
         "parses, ceiling 2",
         "✓ tier3: restricted profile ",
