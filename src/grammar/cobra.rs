@@ -49,12 +49,13 @@ impl Cmd {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
     /// A known command: its canonical path (first names), and argv parsed with its options
-    /// (None for a command known by name only), operands without the command words.
+    /// (None for a command known by name only), operands without the command words (those
+    /// after `--` included, as cobra passes them).
     Cmd {
         path: Vec<&'static str>,
         parsed: Option<Parsed>,
         operands: Vec<String>,
-        /// Operands after `--` (kubectl exec's command), apart from `operands`.
+        /// The operands after `--` (kubectl exec's command), also at the end of `operands`.
         after_dash: Vec<String>,
     },
     /// The first word is no command: a plugin (`kubectl-<word>`, a helm plugin) or a typo.
@@ -130,7 +131,10 @@ pub fn find(args: &[String], global: &'static [Opt], tree: &'static [Cmd], style
     for (i, item) in parsed.items.iter().enumerate() {
         let opts::Item::Pos(p) = item else { continue };
         if parsed.double_dash_at.is_some_and(|d| i >= d) {
+            // cobra hands the words after `--` to the command as arguments like any other
+            // (`kubectl get -- secrets` gets secrets); only `ArgsLenAtDash` tells them apart.
             after_dash.push(p.clone());
+            operands.push(p.clone());
         } else if words < path.len() {
             if path[words].names.contains(&p.as_str()) {
                 words += 1;
@@ -181,6 +185,15 @@ mod tests {
         };
         assert_eq!(p, vec!["rollout", "restart"]);
         assert_eq!(operands, vec!["deploy/a"]);
+    }
+
+    #[test]
+    fn operands_after_a_double_dash_are_operands() {
+        let Ok(Found::Cmd { operands, after_dash, .. }) = path(&["get", "--", "secrets"]) else {
+            panic!("not a command")
+        };
+        assert_eq!(operands, vec!["secrets"]);
+        assert_eq!(after_dash, vec!["secrets"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //!   `--patch-file`) are [`Claim::Operator`]: the agent must not have been able to write them.
 //!   `-f -` (stdin) and `-f <URL>` mark the call `stdin` / `remote-file`. `kubectl cp` declares
 //!   the local side as a read or a write ([`LocalFile`]), `--cache-dir` and `--profile-output`
-//!   as writes.
+//!   as writes, and a template file (`-o go-template-file=F`, `jsonpath-file`) as a read.
 //!
 //! Marks: `secret`, `raw` (`get --raw`), `from-file` (`get -f/-k`: a file can name a secret),
 //! `stdin`, `remote-file`, `prune` (`apply --prune` deletes what the files do not name),
@@ -584,6 +584,19 @@ fn parse_call(args: &[String]) -> Result<Understood, String> {
             _ => {}
         }
     }
+    // `-o go-template-file=F`, `jsonpath-file=F`, `templatefile=F` (or the bare format with
+    // `--template F`) read a local file.
+    if let Some(out) = parsed.last("output") {
+        match out.split_once('=') {
+            Some(("go-template-file" | "jsonpath-file" | "templatefile", f)) => files.push(LocalFile::read(f, "-o", false)),
+            None if matches!(out, "go-template-file" | "jsonpath-file" | "templatefile") => {
+                if let Some(f) = parsed.last("template") {
+                    files.push(LocalFile::read(f, "--template", false));
+                }
+            }
+            _ => {}
+        }
+    }
     if parsed.last("profile").is_some_and(|p| p != "none") {
         let out = parsed.last("profile-output").unwrap_or("profile.pprof");
         files.push(LocalFile::write(out, "--profile-output"));
@@ -941,6 +954,10 @@ mod tests {
         assert_eq!(inv.files, vec![LocalFile::writes("out", "cp", Access::WriteTree)]);
         let inv = parse(&argv(&["cp", "in.txt", "prod/api-0:/tmp/in.txt"]));
         assert_eq!(inv.files, vec![LocalFile::read("in.txt", "cp", false)]);
+        let inv = parse(&argv(&["get", "pods", "-o", "go-template-file=/etc/shadow"]));
+        assert_eq!(inv.files, vec![LocalFile::read("/etc/shadow", "-o", false)]);
+        let inv = parse(&argv(&["get", "pods", "-o", "jsonpath-file", "--template", "t.txt"]));
+        assert_eq!(inv.files, vec![LocalFile::read("t.txt", "--template", false)]);
     }
 
     #[test]
