@@ -290,6 +290,7 @@ static KUBECTL: ToolSpec = ToolSpec {
         default: ".kube/config",
         read: crate::tool_config::kubeconfig,
     }),
+    vocabulary: &grammar::vocab::KUBECTL,
     name_targets: "name each deployment, statefulset or daemonset (kubectl rollout restart deploy/api), or escalate to tier 3",
 };
 
@@ -313,6 +314,7 @@ static HELM: ToolSpec = ToolSpec {
         default: ".local/share/helm/plugins",
         read: crate::tool_config::helm_plugins,
     }),
+    vocabulary: &grammar::vocab::HELM,
     name_targets: "name the release (helm install <release> <chart>), or escalate to tier 3",
 };
 
@@ -332,6 +334,7 @@ static ANSIBLE_PLAYBOOK: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::ANSIBLE_PLAYBOOK,
     name_targets: "name the hosts with --limit (ansible-playbook --limit web01 site.yml), or escalate to tier 3",
 };
 
@@ -351,6 +354,7 @@ static ANSIBLE: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::ANSIBLE,
     name_targets: "name the hosts, or escalate to tier 3",
 };
 
@@ -370,6 +374,7 @@ static ANSIBLE_INVENTORY: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::ANSIBLE_INVENTORY,
     name_targets: "name the hosts, or escalate to tier 3",
 };
 
@@ -389,6 +394,7 @@ static ANSIBLE_GALAXY: ToolSpec = ToolSpec {
     remote_commands: false,
     git_config: false,
     user_config: None,
+    vocabulary: &grammar::vocab::ANSIBLE_GALAXY,
     name_targets: "name the hosts, or escalate to tier 3",
 };
 

@@ -40,7 +40,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "errors, the tier, the grammars",
         &["dispatch", "error", "grammar", "tier", "time", "vet"],
     ),
-    ("what a call is, beyond argv", &["compose", "harden", "remote_fence", "spec"]),
+    (
+        "what a call is, beyond argv",
+        &["compose", "harden", "operator_files", "remote_fence", "spec"],
+    ),
     ("the policy", &["policy", "script_input"]),
     ("the budgets", &["cooldown"]),
     ("the install", &["install"]),

@@ -39,7 +39,7 @@ pub const VERSION: &str = concat!(
     version = VERSION,
     about = "A per-tier command gate for AI operations agents",
     long_about = "A per-tier command gate for AI operations agents.\n\n\
-        Linked as gh, tea, docker, psql, mysql, curl, git or ssh in a tier directory that holds a tiershim.yaml, \
+        Linked as gh, tea, docker, psql, mysql, curl, git, ssh, kubectl, helm or the ansible tools in a tier directory that holds a tiershim.yaml, \
         it parses each call as the real tool would, decides it against the agent's tier and the policy, \
         logs the decision, and then execs the real tool, prints what a dry run would do, or refuses \
         (exit 77; 78 for a bad config or policy). The remote command of an ssh call is judged part by \

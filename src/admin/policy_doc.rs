@@ -13,7 +13,8 @@ use crate::tool::Tool;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// One tool (gh, tea, docker, psql, mysql, curl, git, ssh). Default: every tool.
+    /// One tool (gh, tea, docker, psql, mysql, curl, git, ssh, kubectl, helm, ansible-playbook, ansible,
+    /// ansible-inventory, ansible-galaxy). Default: every tool.
     tool: Option<String>,
 }
 

@@ -405,13 +405,19 @@ fn common(p: &Parsed, actions: &mut Vec<Action>, claims: &mut Vec<Claim>) {
             claims.push(operator(inv, "-i/--inventory (and the group_vars and host_vars beside it)", true));
         }
     }
+    // Marked by kind only: an extra variable's value may be a password.
     let mut risky = Vec::new();
     for f in p.all("extra-vars") {
         let v = f.value.as_deref().unwrap_or_default();
         if let Some(file) = v.strip_prefix('@') {
             claims.push(operator(file, "-e @file", false));
-        } else if v.to_ascii_lowercase().contains("ansible_") || v.contains("{{") || v.contains("{%") || v.contains("{#") {
-            risky.push(format!("-e {v}"));
+            continue;
+        }
+        if v.to_ascii_lowercase().contains("ansible_") {
+            risky.push("ansible-var");
+        }
+        if v.contains("{{") || v.contains("{%") || v.contains("{#") {
+            risky.push("template");
         }
     }
     if !risky.is_empty() {
@@ -581,7 +587,7 @@ mod tests {
     fn interpreters_templates_and_ssh_arguments_are_their_own_actions() {
         assert_eq!(
             verbs(&pb(&["-e", "ansible_python_interpreter=/tmp/py", "site.yml"]))[1],
-            "-e ansible_* [-e ansible_python_interpreter=/tmp/py]"
+            "-e ansible_* [ansible-var]"
         );
         assert_eq!(verbs(&pb(&["-e", "x={{ lookup('pipe','id') }}", "site.yml"])).len(), 2);
         assert_eq!(

@@ -580,7 +580,8 @@ fn parse_call(args: &[String]) -> Result<Understood, String> {
                 "--cache-dir",
                 Access::WriteTree,
             )),
-            id if CONNECTION.contains(&id) => connection.push(f.written.clone()),
+            // Marked by the flag's name only: a value may be a token.
+            id if CONNECTION.contains(&id) => connection.push(format!("--{id}")),
             _ => {}
         }
     }
@@ -914,7 +915,7 @@ mod tests {
             verbs(&["get", "pods", "--context", "prod"]),
             vec!["get", "--connection [--context]"]
         );
-        assert_eq!(verbs(&["--token=abc", "get", "pods"]), vec!["get", "--connection [--token=abc]"]);
+        assert_eq!(verbs(&["--token=abc", "get", "pods"]), vec!["get", "--connection [--token]"]);
         let inv = parse(&argv(&["--kubeconfig", "/tmp/k", "get", "pods"]));
         assert_eq!(
             inv.claims,

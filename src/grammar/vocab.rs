@@ -604,6 +604,113 @@ pub static SSH: Vocabulary = Vocabulary {
     ],
 };
 
+/// kubectl: the verbs the grammar makes besides kubectl's own commands, and its marks.
+pub static KUBECTL: Vocabulary = Vocabulary {
+    verbs: &[Word::new(
+        "--connection",
+        "a flag that picks the cluster, the user or the credentials over the pinned kubeconfig (marked with the flag: `--context`)",
+    )],
+    marks: &[
+        Word::new(
+            "secret",
+            "a Kubernetes secret read (a resource type with `secret` in its name, or a --raw path)",
+        ),
+        Word::new("raw", "get --raw: a request to an API path as written"),
+        Word::new("from-file", "get -f/-k: the resources come from files (which can name a secret)"),
+        Word::new("stdin", "-f -: objects read from stdin"),
+        Word::new("remote-file", "-f <URL> or -k <remote>: objects fetched from elsewhere"),
+        Word::new("prune", "apply --prune: deletes every object the files do not name"),
+        Word::new(
+            "selector",
+            "cordon/uncordon by label selector (or naming no node): every node it matches",
+        ),
+        Word::new("resolve", "set env --resolve: prints the values of secrets and config maps"),
+        Word::new("raw-config", "config view --raw: prints the kubeconfig's credentials"),
+        Word::new("--*", "on `--connection`: the flag that picks the cluster or credentials"),
+    ],
+};
+
+/// helm: its marks (every verb is a helm command or a plugin's name).
+pub static HELM: Vocabulary = Vocabulary {
+    verbs: &[],
+    marks: &[
+        Word::new(
+            "all",
+            "get values --all: every computed value, defaults and generated secrets included",
+        ),
+        Word::new("chart-url", "a chart named by a URL (oci://, https://, file://)"),
+        Word::new("repo-url", "--repo <url>: a chart from a repository the operator did not add"),
+        Word::new("post-renderer", "--post-renderer: a program run on the rendered manifests"),
+        Word::new(
+            "dry-run",
+            "--dry-run: rendered (and, with =server, checked against the cluster) but not applied",
+        ),
+    ],
+};
+
+/// What the ansible programs share: never-allowed actions and their marks.
+macro_rules! ansible_words {
+    ($($v:expr),* $(,)?) => {
+        Vocabulary {
+            verbs: &[
+                $($v,)*
+                Word::new("help", "-h/--help"),
+                Word::new("version", "--version"),
+                Word::new(
+                    "-e ansible_*",
+                    "extra variables that set an ansible_ setting (interpreter, connection, ssh executable) or hold a template",
+                ),
+                Word::new("--ssh-args", "arguments for ssh, scp or sftp (--ssh-common-args, --ssh-extra-args, …)"),
+            ],
+            marks: &[
+                Word::new("ansible-var", "on `-e ansible_*`: an extra variable naming an ansible_ setting"),
+                Word::new("template", "on `-e ansible_*`: an extra variable holding a Jinja template ({{ }}, {% %}, {# #})"),
+                Word::new("--*", "on `--ssh-args`: the option that passes them"),
+            ],
+        }
+    };
+}
+
+/// ansible-playbook: a run, a check-mode run, a listing.
+pub static ANSIBLE_PLAYBOOK: Vocabulary = ansible_words![
+    Word::new("playbook run", "running playbooks on the hosts"),
+    Word::new(
+        "playbook check",
+        "a --check run (not read-only: tasks with check_mode: false still act)"
+    ),
+    Word::new(
+        "playbook list",
+        "--syntax-check, --list-hosts, --list-tasks, --list-tags: nothing runs on a host"
+    ),
+];
+
+/// ansible (ad-hoc): one verb per module.
+pub static ANSIBLE: Vocabulary = ansible_words![
+    Word::new("adhoc list", "--list-hosts: the hosts a pattern names"),
+    Word::new("adhoc *", "an ad-hoc module, by its short name (`adhoc ping`, `adhoc command`)"),
+];
+
+/// ansible-inventory: the graph, or the variables.
+pub static ANSIBLE_INVENTORY: Vocabulary = ansible_words![
+    Word::new("inventory graph", "--graph without --vars: hosts and groups"),
+    Word::new(
+        "inventory vars",
+        "--list, --host, --graph --vars: every variable, vault-decrypted ones included"
+    ),
+];
+
+/// ansible-galaxy: `<role|collection> <action>`.
+pub static ANSIBLE_GALAXY: Vocabulary = Vocabulary {
+    verbs: &[
+        Word::new("help", "-h/--help, or no type"),
+        Word::new("role help", "a type without an action"),
+        Word::new("collection help", "a type without an action"),
+        Word::new("role *", "a role action (`role list`, `role install`)"),
+        Word::new("collection *", "a collection action (`collection list`, `collection install`)"),
+    ],
+    marks: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

@@ -489,3 +489,73 @@ fn kubectl_over_ssh_is_judged_by_the_kubectl_policy() {
     assert_eq!(r.code(), 77, "{}", r.stderr());
     assert!(r.stderr().contains("helm.uninstall"), "{}", r.stderr());
 }
+
+/// Every argv of a small generated set (global flags before and after the verb, resource
+/// spellings, output formats, `--`), judged at tier 1 and, when allowed, run by the real kubectl:
+/// an allowed call sends only GETs and never reads a secret; a refused one sends nothing.
+#[test]
+fn what_kubectl_sends_for_every_call_the_gate_allows_at_tier_1_is_a_read_of_no_secret() {
+    let Some(k) = kube("") else { return };
+    let resources: &[&[&str]] = &[
+        &["pods"],
+        &["po", "api-0"],
+        &["pod/api-0"],
+        &["deploy", "api"],
+        &["deployment.apps/api"],
+        &["Deployments.v1.apps", "api"],
+        &["configmaps"],
+        &["secrets"],
+        &["secret/db"],
+        &["Secret", "db"],
+        &["secrets.v1."],
+        &["configmaps,secrets"],
+        &["--", "secrets"],
+    ];
+    let outputs: &[&[&str]] = &[&[], &["-o", "yaml"], &["-o=json"], &["-oname"], &["--output", "jsonpath={.items}"]];
+    let mut allowed_calls = 0;
+    for verb in ["get", "describe"] {
+        for res in resources {
+            for out in outputs {
+                for ns_first in [true, false] {
+                    let mut argv: Vec<&str> = Vec::new();
+                    if ns_first {
+                        argv.extend(["-n", "default"]);
+                    }
+                    argv.push(verb);
+                    if verb == "describe" && !out.is_empty() {
+                        continue;
+                    }
+                    // `--` must come last: the options go before it.
+                    let (opts, tail): (Vec<&str>, Vec<&str>) = if res.first() == Some(&"--") {
+                        (out.to_vec(), res.to_vec())
+                    } else {
+                        let mut v = res.to_vec();
+                        v.extend_from_slice(out);
+                        (Vec::new(), v)
+                    };
+                    argv.extend(opts);
+                    argv.extend(tail);
+                    if !ns_first {
+                        argv.splice(1..1, ["--namespace=default"]);
+                    }
+                    k.api.forget();
+                    let r = k.run("kubectl", &argv, "1");
+                    let reqs = k.api.requests();
+                    match r.code() {
+                        77 => assert!(reqs.is_empty(), "refused {argv:?} sent {reqs:?}"),
+                        _ => {
+                            allowed_calls += 1;
+                            for (m, p, _) in &reqs {
+                                assert_eq!(m, "GET", "{argv:?} sent {m} {p}");
+                                let secret_read = p.contains("/secrets") && verb == "get";
+                                assert!(!secret_read, "{argv:?} read a secret: {p}");
+                                assert!(!r.stdout().contains("aHVudGVyMg"), "{argv:?} printed the secret");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(allowed_calls > 40, "only {allowed_calls} calls were allowed");
+}
