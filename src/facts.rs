@@ -28,7 +28,7 @@ use crate::access::{self, Principal};
 use crate::decision::{Changes, ConfigHit, Facts, Needs, SkillTier};
 use crate::error::{Error, Result};
 use crate::grammar::gh::Fill;
-use crate::grammar::git::{DEFAULT_BRANCHES, config_key, patch_paths};
+use crate::grammar::git::{DEFAULT_BRANCHES, config_effect_marks, config_key, patch_paths};
 use crate::grammar::{Action, Invocation, Probe, Replay, ScopeTarget};
 use crate::scope::Rules;
 use crate::skill::{self, Candidate, Layout, Location, Need, Problem, Sources};
@@ -339,10 +339,27 @@ pub fn gather(sources: &Sources, git: Option<&Git>, cwd: &Path, inv: &Invocation
     }
     if needs.config {
         let at = crate::grammar::git::git_at(&inv.args);
-        facts.config = Some(match git {
-            Some(git) => agent_config(git, cwd, &at.globals, &Principal::current()),
+        let read = match git {
+            Some(git) => read_config(git, cwd, &at.globals).and_then(|c| {
+                let hits = agent_config(&c, git, cwd, &at.globals, &Principal::current())?;
+                Ok((c, hits))
+            }),
             None => Err(no_git()),
-        });
+        };
+        facts.config = Some(read.as_ref().map(|(_, h)| h.clone()).map_err(Clone::clone));
+        // What the configuration decides where argv leaves it open adds to the action's marks.
+        if let Ok((c, _)) = &read {
+            let entries: Vec<(String, String)> = c.entries.iter().map(|(_, k, v)| (k.clone(), v.clone())).collect();
+            for (i, a) in inv.actions.iter().enumerate().filter(|(_, a)| !a.config.is_empty()) {
+                let m = config_effect_marks(&a.config, &entries);
+                if m.is_empty() {
+                    continue;
+                }
+                if let Ok(marks) = facts.marks.entry(i).or_insert_with(|| Ok(BTreeSet::new())) {
+                    marks.extend(m);
+                }
+            }
+        }
     }
     if !needs.skills.is_empty() {
         let mut tiers = BTreeMap::new();
@@ -1218,23 +1235,41 @@ fn push_target(at: &At, remote: Option<&str>, refspecs: &[String]) -> std::resul
 // ---------------------------------------------------------------------------------------------
 // Configuration the agent could have written
 
-/// Every key of the configuration the real git will read (`git config --list --show-origin
-/// --includes`, with the call's global options and the real git's environment) that runs a
-/// program or redirects a write ([`config_key`]) and comes from a file `who` could have
-/// written. The gate's own `-c` settings (origin `command line:`) are the gate's.
-pub fn agent_config(git: &Git, cwd: &Path, globals: &[String], who: &Principal) -> std::result::Result<Vec<ConfigHit>, String> {
+/// The configuration the real git will read (`git config --list --show-origin --includes`,
+/// with the call's global options and the real git's environment), entry by entry in the
+/// order git reads them.
+pub struct ConfigRead {
+    /// `(origin, key, value)`.
+    pub entries: Vec<(String, String, String)>,
+}
+
+/// Read the configuration the real git of this call will read.
+pub fn read_config(git: &Git, cwd: &Path, globals: &[String]) -> std::result::Result<ConfigRead, String> {
     let at = At { git, dir: cwd, globals };
     let (ok, out, err) = at.output(&["config", "--list", "--show-origin", "-z", "--includes"])?;
     if !ok {
         return Err(format!("git config --list: {err}"));
     }
-    let mut hits = Vec::new();
-    let mut base: Option<PathBuf> = None;
+    let mut entries = Vec::new();
     let mut fields = out.split(|b| *b == 0);
     while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
-        let origin = String::from_utf8_lossy(origin);
+        let origin = String::from_utf8_lossy(origin).into_owned();
         let entry = String::from_utf8_lossy(entry);
         let (key, value) = entry.split_once('\n').unwrap_or((&entry, ""));
+        entries.push((origin, key.to_string(), value.to_string()));
+    }
+    Ok(ConfigRead { entries })
+}
+
+/// Every key of the configuration `read` that runs a program or redirects a write
+/// ([`config_key`]) and comes from a file `who` could have written. The gate's own `-c`
+/// settings (origin `command line:`) are the gate's. A relative origin is relative to where
+/// the call's git runs (`config_base`, asked only when one is a hit).
+pub fn agent_config(read: &ConfigRead, git: &Git, cwd: &Path, globals: &[String], who: &Principal) -> std::result::Result<Vec<ConfigHit>, String> {
+    let at = At { git, dir: cwd, globals };
+    let mut base: Option<PathBuf> = None;
+    let mut hits = Vec::new();
+    for (origin, key, value) in &read.entries {
         let Some(why) = config_key(key, value) else {
             continue;
         };

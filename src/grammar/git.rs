@@ -19,8 +19,13 @@
 //! this file does not know (aliases, `git-<name>` programs on PATH, builtins nobody classified)
 //! keep the name as typed, and the policy refuses them as unclassified.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::grammar::opts::{self, Item, Opt, Parsed, Style, Unknown};
-use crate::grammar::{Access, Action, Claim, GitAt, Input, Inputs, Invocation, LocalFile, Probe, Replay, ScopeTarget, Sources, Understood};
+use crate::grammar::{
+    Access, Action, Claim, ConfigCond, ConfigEffect, ConfigTest, GitAt, Input, Inputs, Invocation, LocalFile, Probe, Replay, ScopeTarget,
+    Sources, Understood,
+};
 use crate::tool::Tool;
 
 /// Inserted before the caller's arguments on every exec. Command-line `-c` beats every config
@@ -637,7 +642,8 @@ fn command(rest: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
         "archive" => return archive(args),
         "format-patch" => return Ok(format_patch(args)),
         "fast-export" => return Ok(fast_export(args)),
-        "bisect" | "rerere" | "sparse-checkout" | "bundle" | "submodule" | "lfs" => with_subcommand(name, args),
+        "bisect" => return bisect(args, cx),
+        "rerere" | "sparse-checkout" | "bundle" | "submodule" | "lfs" => with_subcommand(name, args),
         // An alias, a `git-<name>` program, or a builtin nobody classified: the verb as typed.
         other => Action::new(other),
     };
@@ -810,6 +816,22 @@ fn push(args: &[String], cx: &Cx) -> Result<Action, String> {
     if on(&p, "recurse-submodules") && !matches!(p.last("recurse-submodules"), Some("check" | "no" | "false" | "off" | "0")) {
         a.add("submodule-push");
     }
+    // What the configuration decides where argv does not: `push.followTags` sends tags,
+    // `push.recurseSubmodules` pushes submodules, `remote.<name>.mirror` mirrors.
+    if !said(&p, "follow-tags") {
+        a.config.push(ConfigEffect::one(&["push.followtags".into()], ConfigTest::True, &["tags"]));
+    }
+    if !said(&p, "recurse-submodules") {
+        a.config.push(ConfigEffect::one(
+            &["push.recursesubmodules".into()],
+            ConfigTest::OneOf(vec!["on-demand".into(), "only".into()]),
+            &["submodule-push"],
+        ));
+    }
+    if !on(&p, "mirror") {
+        let r = repository.filter(|r| configured_name(r)).unwrap_or("*");
+        a.config.push(ConfigEffect::one(&[format!("remote.{r}.mirror")], ConfigTest::True, &["mirror"]));
+    }
     let refspecs = pos.get(1..).unwrap_or_default();
     if refspecs.is_empty() && !tags && !a.has("all-branches") && !a.has("mirror") {
         // push.default, remote.<n>.push and remote.<n>.mirror decide what a bare push does.
@@ -953,8 +975,12 @@ enum FetchDst {
     Own,
     /// Any other remote-tracking ref.
     Tracking,
-    /// A local branch, tag or other ref.
+    /// A local branch or tag (`refs/heads/`, `refs/tags/`, or a name git qualifies as one).
     Local,
+    /// Any other local ref: one git reads specially (`refs/replace/` changes what every commit
+    /// shows, `refs/notes/`, `refs/stash`, `refs/bisect/`, `refs/original/`), or a pattern
+    /// over all of `refs/`.
+    Special,
 }
 
 fn fetch_dst(spec: &str, remote: Option<&str>) -> FetchDst {
@@ -966,6 +992,9 @@ fn fetch_dst(spec: &str, remote: Option<&str>) -> FetchDst {
         return FetchDst::None;
     }
     let Some(rest) = dst.strip_prefix("refs/remotes/") else {
+        if dst.starts_with("refs/") && !dst.starts_with("refs/heads/") && !dst.starts_with("refs/tags/") {
+            return FetchDst::Special;
+        }
         return FetchDst::Local;
     };
     let src = src.strip_prefix("refs/heads/").unwrap_or(src);
@@ -978,19 +1007,24 @@ fn fetch_dst(spec: &str, remote: Option<&str>) -> FetchDst {
 }
 
 /// Marks for the refs a fetch (or the fetch of a pull) writes: a local ref (`local-refs`), one
-/// rewritten or deleted (`force-local`: `+` or `--force` onto a local ref, `--tags` with
-/// `--force`, `--prune-tags`, refspecs from stdin), a remote-tracking ref a refspec names to
-/// anything but the remote's own value (`remote-refs`: what the scope checks compare against).
+/// rewritten or deleted (`force-local`: `+` or `--force` onto a local ref, `--prune` with a
+/// refspec onto local refs, `--tags` with `--force`, `--prune-tags`, refspecs from stdin), a
+/// ref git reads specially (`special-refs`), a remote-tracking ref a refspec names to anything
+/// but the remote's own value (`remote-refs`: what the scope checks compare against).
 fn mark_fetch_refs(a: &mut Action, p: &Parsed, refspecs: &[&str], remote: Option<&str>) {
     let force = on(p, "force");
+    let prune = on(p, "prune");
     let refmap = live_values(p, "refmap");
     for spec in refspecs.iter().copied().chain(refmap.iter().copied()) {
         match fetch_dst(spec, remote) {
             FetchDst::None | FetchDst::Own => {}
             FetchDst::Tracking => a.add("remote-refs"),
+            FetchDst::Special => a.add("special-refs"),
             FetchDst::Local => {
                 a.add("local-refs");
-                if force || spec.starts_with('+') {
+                // `--prune` deletes every local ref the refspec's destination matches that the
+                // remote no longer has: local branches, with a pattern.
+                if force || prune || spec.starts_with('+') {
                     a.add("force-local");
                 }
             }
@@ -1004,6 +1038,128 @@ fn mark_fetch_refs(a: &mut Action, p: &Parsed, refspecs: &[&str], remote: Option
     }
     if on(p, "update-head-ok") {
         a.add("local-refs");
+    }
+}
+
+/// Whether argv decides option `id` itself (on or off), so the configuration does not.
+fn said(p: &Parsed, id: &str) -> bool {
+    !p.all(id).is_empty()
+}
+
+/// The configuration a fetch (or a pull's fetch) leaves to git, as effects the gate reads with
+/// the real git: `remote.<name>.prune` / `fetch.prune` make it prune, deleting the local refs a
+/// refspec here stores into; `remote.<name>.pruneTags` / `fetch.pruneTags` with pruning delete
+/// local tags; a `remote.<name>.fetch` refspec that stores outside the remote's tracking refs
+/// writes local refs on every fetch (unless `--refmap` replaces it). A remote argv does not
+/// name (or gives as a URL) stands for any (`*`).
+fn fetch_config(a: &mut Action, p: &Parsed, refspecs: &[&str], remote: Option<&str>) {
+    let r = remote.filter(|r| configured_name(r)).unwrap_or("*");
+    let prune_keys = vec![format!("remote.{r}.prune"), "fetch.prune".to_string()];
+    let tag_keys = vec![format!("remote.{r}.prunetags"), "fetch.prunetags".to_string()];
+    let local = refspecs
+        .iter()
+        .copied()
+        .chain(live_values(p, "refmap"))
+        .any(|s| matches!(fetch_dst(s, remote), FetchDst::Local));
+    if local && !said(p, "prune") {
+        a.config.push(ConfigEffect::one(&prune_keys, ConfigTest::True, &["force-local"]));
+    }
+    if !said(p, "prune-tags") && !(said(p, "prune") && !on(p, "prune")) {
+        let mut when = vec![ConfigCond {
+            keys: tag_keys,
+            test: ConfigTest::True,
+        }];
+        if !on(p, "prune") {
+            when.push(ConfigCond {
+                keys: prune_keys,
+                test: ConfigTest::True,
+            });
+        }
+        a.config.push(ConfigEffect {
+            when,
+            marks: vec!["force-local".into()],
+        });
+    }
+    if !said(p, "refmap") {
+        a.config.push(ConfigEffect::one(
+            &[format!("remote.{r}.fetch")],
+            ConfigTest::LocalRefspec,
+            &["force-local"],
+        ));
+    }
+}
+
+/// A remote name with a `/` (`gh/up`) is a name; a URL or a path is not.
+fn configured_name(r: &str) -> bool {
+    !r.contains("://") && !r.starts_with(['/', '.', '~']) && !r.contains(':')
+}
+
+/// The marks `effects` give with the configuration `entries` (`key`, `value`, in the order git
+/// reads them, keys as `git config --list` prints them). For each condition the first of its
+/// keys that is set decides, its last value counting; a key with `*` for its subsection
+/// stands for every remote, and decides if any of them passes (or, when all are set and none
+/// passes, leaves it to the next key). Pure.
+pub fn config_effect_marks(effects: &[ConfigEffect], entries: &[(String, String)]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in effects {
+        if e.when.iter().all(|c| cond_holds(c, entries)) {
+            out.extend(e.marks.iter().cloned());
+        }
+    }
+    out
+}
+
+fn cond_holds(c: &ConfigCond, entries: &[(String, String)]) -> bool {
+    for want in &c.keys {
+        let (sec, sub, name) = split_key(want);
+        let matching: Vec<(&str, &str)> = entries
+            .iter()
+            .filter_map(|(k, v)| {
+                let (s2, b2, n2) = split_key(k);
+                let sub_ok = match (sub, b2) {
+                    (Some("*"), Some(_)) => true,
+                    (Some(x), Some(y)) => x == y,
+                    (None, None) => true,
+                    _ => false,
+                };
+                (s2.eq_ignore_ascii_case(sec) && n2.eq_ignore_ascii_case(name) && sub_ok).then_some((b2.unwrap_or(""), v.as_str()))
+            })
+            .collect();
+        if matching.is_empty() {
+            continue;
+        }
+        if c.test == ConfigTest::LocalRefspec {
+            // Every value counts (a multi-valued key).
+            return matching.iter().any(|(sub, v)| !tracking_refspec(sub, v));
+        }
+        let passes = |v: &str| match &c.test {
+            ConfigTest::True => config_bool(v) == Some(true),
+            ConfigTest::NotFalse => config_bool(v) != Some(false),
+            ConfigTest::OneOf(vs) => vs.iter().any(|x| x.eq_ignore_ascii_case(v.trim())),
+            ConfigTest::LocalRefspec => false,
+        };
+        if sub == Some("*") {
+            // The last value of each remote's key.
+            let mut last: BTreeMap<&str, &str> = BTreeMap::new();
+            for (s, v) in &matching {
+                last.insert(s, v);
+            }
+            if last.values().any(|v| passes(v)) {
+                return true;
+            }
+            continue;
+        }
+        return matching.last().is_some_and(|(_, v)| passes(v));
+    }
+    false
+}
+
+/// `section`, subsection, name of a key as `git config --list` prints it.
+fn split_key(key: &str) -> (&str, Option<&str>, &str) {
+    let (section, rest) = key.split_once('.').unwrap_or((key, ""));
+    match rest.rsplit_once('.') {
+        Some((sub, name)) => (section, Some(sub), name),
+        None => (section, None, rest),
     }
 }
 
@@ -1044,6 +1200,7 @@ fn fetch(args: &[String]) -> Result<Action, String> {
     mark_fetch_config(&mut a, &p);
     if !dry_run {
         mark_fetch_refs(&mut a, &p, refspecs, remote);
+        fetch_config(&mut a, &p, refspecs, remote);
     }
     Ok(a)
 }
@@ -1060,7 +1217,29 @@ fn pull(args: &[String]) -> Result<Action, String> {
     mark_helper_urls(&mut a, &p);
     let pos = p.positionals();
     let refspecs = if on(&p, "all") { &[][..] } else { pos.get(1..).unwrap_or_default() };
-    mark_fetch_refs(&mut a, &p, refspecs, pos.first().copied());
+    let remote = if on(&p, "all") { None } else { pos.first().copied() };
+    mark_fetch_refs(&mut a, &p, refspecs, remote);
+    fetch_config(&mut a, &p, refspecs, remote);
+    // A pull that rebases (`--rebase`, or `pull.rebase` / `branch.<name>.rebase` when argv
+    // does not say) runs the rebase with `rebase.updateRefs`.
+    let rebase_said = said(&p, "rebase");
+    let rebases = on(&p, "rebase") && p.last("rebase").is_none_or(|v| config_bool(v) != Some(false));
+    if rebases || !rebase_said {
+        let mut when = vec![ConfigCond {
+            keys: vec!["rebase.updaterefs".into()],
+            test: ConfigTest::True,
+        }];
+        if !rebase_said {
+            when.push(ConfigCond {
+                keys: vec!["branch.*.rebase".into(), "pull.rebase".into()],
+                test: ConfigTest::NotFalse,
+            });
+        }
+        a.config.push(ConfigEffect {
+            when,
+            marks: vec!["update-refs".into()],
+        });
+    }
     Ok(a)
 }
 
@@ -1192,6 +1371,28 @@ fn fast_export(args: &[String]) -> Vec<Action> {
         out.push(Action::new("--output"));
     }
     out
+}
+
+/// `git bisect <subcommand>`. `view` (`visualize`) runs another command with its arguments
+/// (`builtin/bisect.c` `bisect_visualize`): without any, `git log --bisect --` (or gitk, which
+/// the gate's environment does not let it find); with a first argument that is an option,
+/// `git log <args> --bisect --`; with `tig` or a name starting with `git`, that program from
+/// PATH (`bisect view program`, which no rule allows); with any other name, `git <args>
+/// --bisect --`. Each is judged as the command it runs. The other subcommands are verbs.
+fn bisect(args: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
+    let Some(sub @ ("view" | "visualize")) = args.first().map(String::as_str) else {
+        return Ok(vec![with_subcommand("bisect", args)]);
+    };
+    let rest = &args[1..];
+    let mut words: Vec<String> = match rest.first() {
+        None => return Ok(vec![Action::new(format!("bisect {sub}"))]),
+        Some(w) if w == "tig" || w.starts_with("git") => return Ok(vec![Action::new("bisect view program")]),
+        Some(w) if w.starts_with('-') => vec!["log".into()],
+        Some(_) => Vec::new(),
+    };
+    words.extend(rest.iter().cloned());
+    words.extend(["--bisect".to_string(), "--".to_string()]);
+    command(&words, cx)
 }
 
 /// Commands whose subcommand is the verb (`bisect log`, `rerere status`, `sparse-checkout
@@ -1357,8 +1558,9 @@ fn remote(args: &[String]) -> Result<Action, String> {
         s => s,
     };
     let tail = &args[args.len() - pos.len() + 1..];
-    if matches!(sub, "prune" | "update") && tail.iter().take_while(|w| *w != "--").any(|w| w == "-n" || w == "--dry-run") {
-        return Ok(dry(&format!("remote {sub}")));
+    // `prune -n` only shows; the last of `-n` and `--no-dry-run` decides, as parse-options does.
+    if sub == "prune" && on(&scan(tail, REMOTE_PRUNE_OPTS)?, "dry-run") {
+        return Ok(dry("remote prune"));
     }
     let mut a = Action::new(format!("remote {sub}"));
     mark_helper_words(&mut a, tail);
@@ -1394,7 +1596,7 @@ fn worktree(args: &[String]) -> Result<Action, String> {
             }
             Ok(a)
         }
-        Some("prune") if args[1..].iter().any(|w| w == "-n" || w == "--dry-run") => Ok(dry("worktree prune")),
+        Some("prune") if on(&scan(&args[1..], WORKTREE_PRUNE_OPTS)?, "dry-run") => Ok(dry("worktree prune")),
         Some(sub) => Ok(Action::new(format!("worktree {sub}"))),
     }
 }
@@ -1403,9 +1605,7 @@ fn worktree(args: &[String]) -> Result<Action, String> {
 /// `expire` and `delete` with `-n`/`--dry-run` only show.
 fn reflog(args: &[String]) -> Result<Vec<Action>, String> {
     match args.first().map(String::as_str) {
-        Some(sub @ ("expire" | "delete")) if args[1..].iter().take_while(|w| *w != "--").any(|w| w == "-n" || w == "--dry-run") => {
-            Ok(vec![dry(&format!("reflog {sub}"))])
-        }
+        Some(sub @ ("expire" | "delete")) if on(&scan(&args[1..], REFLOG_EXPIRE_OPTS)?, "dry-run") => Ok(vec![dry(&format!("reflog {sub}"))]),
         Some(sub @ ("show" | "list" | "exists" | "expire" | "delete" | "drop")) => {
             let a = Action::new(format!("reflog {sub}"));
             Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
@@ -1617,6 +1817,8 @@ fn rebase(args: &[String], cx: &Cx) -> Result<Action, String> {
     }
     if on(&p, "update-refs") {
         a.add("update-refs");
+    } else if !said(&p, "update-refs") {
+        a.config.push(ConfigEffect::one(&["rebase.updaterefs".into()], ConfigTest::True, &["update-refs"]));
     }
     mark_strategy(&mut a, &p);
     let pos = p.positionals();
@@ -2166,6 +2368,30 @@ pub fn config_key(key: &str, value: &str) -> Option<&'static str> {
 // Option tables, from `git <cmd> --help-all` (git 2.47, hidden options included). Every long
 // name is listed as git spells it without `--[no-]`; the scanner resolves unique prefixes and
 // `--no-` negation over exactly these names, as parse-options does.
+
+/// `git remote prune` (builtin/remote.c).
+const REMOTE_PRUNE_OPTS: &[Opt] = &[Opt::flag("dry-run", &["dry-run"], &['n'])];
+
+/// `git worktree prune` (builtin/worktree.c).
+const WORKTREE_PRUNE_OPTS: &[Opt] = &[
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("verbose", &["verbose"], &['v']),
+    Opt::value("expire", &["expire"], &[]),
+];
+
+/// `git reflog expire` and `git reflog delete` (builtin/reflog.c; `delete` has no `--expire*`,
+/// `--stale-fix`, `--all` or `--single-worktree`, which git then refuses).
+const REFLOG_EXPIRE_OPTS: &[Opt] = &[
+    Opt::flag("dry-run", &["dry-run"], &['n']),
+    Opt::flag("rewrite", &["rewrite"], &[]),
+    Opt::flag("updateref", &["updateref"], &[]),
+    Opt::flag("verbose", &["verbose"], &[]),
+    Opt::value("expire", &["expire"], &[]),
+    Opt::value("expire-unreachable", &["expire-unreachable"], &[]),
+    Opt::flag("stale-fix", &["stale-fix"], &[]),
+    Opt::flag("all", &["all"], &[]),
+    Opt::flag("single-worktree", &["single-worktree"], &[]),
+];
 
 /// `git remote`: the only option before the subcommand.
 const REMOTE_OPTS: &[Opt] = &[Opt::flag("verbose", &["verbose"], &['v'])];
@@ -3181,7 +3407,7 @@ mod tests {
         );
         assert_eq!(
             acts(&["fetch", "origin", "+x:refs/replace/abc"]),
-            one("fetch", &["force-local", "local-refs"])
+            one("fetch", &["special-refs"])
         );
         assert_eq!(acts(&["fetch", "origin", "main:main"]), one("fetch", &["local-refs"]));
         assert_eq!(acts(&["fetch", "--multiple", "origin", "upstream"]), one("fetch", &[]));
@@ -3202,11 +3428,29 @@ mod tests {
             &["pull", "origin", "+main:main"],
             &["pull", "--tags", "-f"],
             &["pull", "-f", "origin", "main:refs/tags/x"],
+            &["fetch", "--prune", "origin", "refs/heads/*:refs/heads/*"],
+            &["fetch", "-p", "origin", "feat:feat"],
+            &["pull", "--prune", "origin", "refs/heads/*:refs/heads/*"],
         ] {
             assert!(marks(words).contains(&"force-local".to_string()), "{words:?}");
         }
-        // A dry run writes no ref.
+        // A dry run writes no ref; pruning remote-tracking refs is the remote's own news.
         assert_eq!(acts(&["fetch", "--dry-run", "origin", "+main:main"]), one("fetch", &[]));
+        assert_eq!(acts(&["fetch", "--prune", "origin", "main"]), one("fetch", &[]));
+        assert_eq!(
+            acts(&["fetch", "--prune", "--no-prune", "origin", "refs/heads/*:refs/heads/*"]),
+            one("fetch", &["local-refs"])
+        );
+    }
+
+    #[test]
+    fn fetch_into_refs_git_reads_specially_is_marked_special_refs() {
+        for dst in ["refs/replace/0bc6", "refs/notes/commits", "refs/stash", "refs/bisect/bad", "refs/original/refs/heads/x", "refs/*"] {
+            assert_eq!(marks(&["fetch", "origin", &format!("feat:{dst}")]), vec!["special-refs"], "{dst}");
+        }
+        assert_eq!(marks(&["pull", "origin", "feat:refs/replace/x"]), vec!["special-refs"]);
+        // A name git qualifies itself lands in refs/heads/ (`HEAD` becomes refs/heads/HEAD).
+        assert_eq!(marks(&["fetch", "origin", "feat:HEAD"]), vec!["local-refs"]);
     }
 
     #[test]
@@ -3375,6 +3619,8 @@ mod tests {
             refspecs: vec!["HEAD:refs/heads/feat".into()],
             git: GitAt::default(),
         });
+        // (What a push leaves to the configuration is tested on its own.)
+        want.config = inv.actions[0].config.clone();
         assert_eq!(inv.actions, vec![want]);
         assert_eq!(
             inv.claims,
@@ -3797,6 +4043,89 @@ mod tests {
         assert_eq!(acts(&["apply", "--stat", "--apply", "p"]), one("apply", &["patch-unread"]));
         assert_eq!(acts(&["remote", "prune", "-n", "origin"]), one("remote prune dry-run", &[]));
         assert_eq!(acts(&["reflog", "expire", "--dry-run", "--all"]), one("reflog expire dry-run", &[]));
+        assert_eq!(acts(&["worktree", "prune", "-vn"]), one("worktree prune dry-run", &[]));
+        assert_eq!(acts(&["reflog", "delete", "--dry", "HEAD@{1}"]), one("reflog delete dry-run", &[]));
+    }
+
+    /// The marks the configuration `entries` gives the first action of `words`.
+    fn config_marks(words: &[&str], entries: &[(&str, &str)]) -> Vec<String> {
+        let inv = p(words);
+        let e: Vec<(String, String)> = entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        config_effect_marks(&inv.actions[0].config, &e).into_iter().collect()
+    }
+
+    #[test]
+    fn configuration_that_widens_a_call_where_argv_is_silent_gives_its_marks() {
+        let glob = "refs/heads/*:refs/heads/*";
+        // fetch.prune, remote.<name>.prune (which wins over it), with a refspec onto local refs.
+        assert_eq!(config_marks(&["fetch", "origin", glob], &[("fetch.prune", "true")]), vec!["force-local"]);
+        assert!(config_marks(&["fetch", "origin", glob], &[("fetch.prune", "true"), ("remote.origin.prune", "false")]).is_empty());
+        assert_eq!(config_marks(&["fetch", "origin", glob], &[("remote.origin.prune", "yes")]), vec!["force-local"]);
+        assert!(config_marks(&["fetch", "--no-prune", "origin", glob], &[("fetch.prune", "true")]).is_empty());
+        assert!(config_marks(&["fetch", "origin"], &[("fetch.prune", "true")]).is_empty());
+        assert_eq!(config_marks(&["pull", "origin", glob], &[("fetch.prune", "1")]), vec!["force-local"]);
+        // pruneTags deletes local tags when pruning.
+        assert!(config_marks(&["fetch", "origin"], &[("fetch.prunetags", "true")]).is_empty());
+        assert_eq!(
+            config_marks(&["fetch", "origin"], &[("fetch.prunetags", "true"), ("fetch.prune", "true")]),
+            vec!["force-local"]
+        );
+        assert_eq!(config_marks(&["fetch", "-p"], &[("remote.up.prunetags", "true")]), vec!["force-local"]);
+        // A configured refspec that stores into local branches.
+        assert_eq!(
+            config_marks(&["fetch", "origin", "main"], &[("remote.origin.fetch", "+refs/heads/*:refs/heads/*")]),
+            vec!["force-local"]
+        );
+        assert!(config_marks(&["fetch"], &[("remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")]).is_empty());
+        // rebase.updateRefs, for a rebase and a rebasing pull.
+        assert_eq!(config_marks(&["rebase", "main"], &[("rebase.updaterefs", "true")]), vec!["update-refs"]);
+        assert!(config_marks(&["rebase", "--no-update-refs", "main"], &[("rebase.updaterefs", "true")]).is_empty());
+        assert_eq!(config_marks(&["pull", "--rebase"], &[("rebase.updaterefs", "true")]), vec!["update-refs"]);
+        assert!(config_marks(&["pull"], &[("rebase.updaterefs", "true")]).is_empty());
+        assert_eq!(
+            config_marks(&["pull"], &[("rebase.updaterefs", "true"), ("pull.rebase", "merges")]),
+            vec!["update-refs"]
+        );
+        assert!(config_marks(&["pull", "--no-rebase"], &[("rebase.updaterefs", "true"), ("pull.rebase", "true")]).is_empty());
+        // push.followTags, push.recurseSubmodules, remote.<name>.mirror.
+        assert_eq!(config_marks(&["push", "origin", "feat"], &[("push.followtags", "true")]), vec!["tags"]);
+        assert!(config_marks(&["push", "--no-follow-tags", "origin", "feat"], &[("push.followtags", "true")]).is_empty());
+        assert_eq!(
+            config_marks(&["push", "origin", "feat"], &[("push.recursesubmodules", "on-demand")]),
+            vec!["submodule-push"]
+        );
+        assert_eq!(config_marks(&["push", "origin", "feat"], &[("remote.origin.mirror", "true")]), vec!["mirror"]);
+        assert!(config_marks(&["push", "origin", "feat"], &[("remote.other.mirror", "true")]).is_empty());
+    }
+
+    #[test]
+    fn bisect_view_is_judged_as_the_command_it_runs() {
+        // An option first: `git log <args> --bisect --`, whose --output writes a file.
+        assert_eq!(acts(&["bisect", "view", "-p"]), one("log", &[]));
+        let out: Vec<String> = acts(&["bisect", "visualize", "--output=x"]).into_iter().map(|(v, _)| v).collect();
+        assert_eq!(out, vec!["log", "--output"]);
+        // A name: that git command, with `--bisect --` after its arguments.
+        let out: Vec<String> = acts(&["bisect", "view", "log", "--output=x"]).into_iter().map(|(v, _)| v).collect();
+        assert_eq!(out, vec!["log", "--output"]);
+        assert_eq!(acts(&["bisect", "view", "show"]), one("show", &[]));
+        // git refuses `reset --hard --bisect --` too.
+        assert_eq!(problem(&["bisect", "view", "reset", "--hard"]), Some("unknown option --bisect".into()));
+        // tig or git…: a program from PATH.
+        assert_eq!(acts(&["bisect", "view", "gitk"]), one("bisect view program", &[]));
+        assert_eq!(acts(&["bisect", "view", "tig"]), one("bisect view program", &[]));
+        assert_eq!(acts(&["bisect", "run", "make"]), one("bisect run", &[]));
+    }
+
+    #[test]
+    fn the_last_of_dry_run_and_no_dry_run_decides_as_parse_options_does() {
+        assert_eq!(acts(&["remote", "prune", "-n", "--no-dry-run", "origin"]), one("remote prune", &[]));
+        assert_eq!(acts(&["worktree", "prune", "-n", "--no-dry-run"]), one("worktree prune", &[]));
+        assert_eq!(
+            acts(&["reflog", "expire", "--dry-run", "--no-dry-run", "--expire=now", "--all"]),
+            one("reflog expire", &[])
+        );
+        assert_eq!(acts(&["reflog", "expire", "--no-dry-run", "-n", "--all"]), one("reflog expire dry-run", &[]));
+        assert_eq!(acts(&["reflog", "delete", "-n", "--no-d", "HEAD@{1}"]), one("reflog delete", &[]));
     }
 
     #[test]
@@ -3822,6 +4151,7 @@ mod tests {
             vec![("fast-export".into(), vec![]), ("--output".into(), vec![])]
         );
         assert_eq!(acts(&["bisect", "log"]), one("bisect log", &[]));
+        assert_eq!(acts(&["bisect", "view"]), one("bisect view", &[]));
         assert_eq!(acts(&["rerere"]), one("rerere record", &[]));
         assert_eq!(acts(&["submodule"]), one("submodule status", &[]));
         assert_eq!(acts(&["lfs", "ls-files"]), one("lfs ls-files", &[]));

@@ -60,6 +60,49 @@ pub struct Action {
     pub compose: Option<ComposeFiles>,
     /// A question whose answer (marks) the decision needs before it can allow the action.
     pub probe: Option<Probe>,
+    /// What the configuration the real tool reads decides where argv leaves it open
+    /// (`fetch.prune`, `rebase.updateRefs`, `push.followTags`): the gate reads it with the
+    /// real git (`crate::facts`) and the action gets the marks of each effect that holds.
+    pub config: Vec<ConfigEffect>,
+}
+
+/// Marks an action gets when the configuration says so (every condition holds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEffect {
+    pub when: Vec<ConfigCond>,
+    pub marks: Vec<String>,
+}
+
+/// One condition on the configuration: the keys in git's order of precedence (section and
+/// name lower-case, a subsection as written; `*` as the subsection stands for any), the first
+/// one set deciding, and what its value must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigCond {
+    pub keys: Vec<String>,
+    pub test: ConfigTest,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigTest {
+    /// git's boolean true.
+    True,
+    /// Anything but git's boolean false (`pull.rebase=merges` rebases).
+    NotFalse,
+    /// One of these values, compared without case.
+    OneOf(Vec<String>),
+    /// Some value of the (multi-valued) key is a fetch refspec that stores outside the
+    /// remote's own `refs/remotes/<remote>/` (`remote.<name>.fetch`).
+    LocalRefspec,
+}
+
+impl ConfigEffect {
+    /// One condition: the first key of `keys` that is set passes `test`.
+    pub fn one(keys: &[String], test: ConfigTest, marks: &[&str]) -> ConfigEffect {
+        ConfigEffect {
+            when: vec![ConfigCond { keys: keys.to_vec(), test }],
+            marks: marks.iter().map(|m| m.to_string()).collect(),
+        }
+    }
 }
 
 /// One thing a lifecycle action acts on, as written in the call.
@@ -313,6 +356,7 @@ impl Action {
             targets: Vec::new(),
             compose: None,
             probe: None,
+            config: Vec::new(),
         }
     }
 

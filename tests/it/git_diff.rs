@@ -27,7 +27,10 @@ const SEED: u64 = 0x5EED_0018;
 /// How many generated variants run, besides the base calls themselves.
 const VARIANTS: usize = 120;
 
-/// Base calls: `{URL}` is the variant's remote, `{NOWHERE}` a URL no remote has.
+/// Base calls: `{URL}` is the variant's remote, `{NOWHERE}` a URL no remote has. A base that
+/// starts with `@key=value ` (any number) runs with that setting in the work tree's
+/// configuration, as an operator's (the real git and the gate read the same file); one that
+/// starts with `!<git args> ;; ` runs that git command in the copy first (a bisect started).
 const BASES: &[&str] = &[
     // pushes
     "push origin feat",
@@ -86,6 +89,19 @@ const BASES: &[&str] = &[
     "pull origin +feat-r:other",
     "pull --tags -f origin stable",
     "pull --rebase origin stable",
+    "fetch --prune origin refs/heads/*:refs/heads/*",
+    "pull --prune origin refs/heads/*:refs/heads/*",
+    "fetch origin feat-r:refs/replace/x",
+    "fetch origin feat-r:refs/bisect/bad",
+    "fetch origin feat-r:refs/original/refs/heads/x",
+    "fetch origin feat-r:refs/notes/x",
+    "fetch origin feat-r:HEAD",
+    // the operator's configuration decides what argv leaves open
+    "@fetch.prune=true fetch origin refs/heads/*:refs/heads/*",
+    "@remote.origin.prune=true pull origin refs/heads/*:refs/heads/*",
+    "@fetch.prune=true @remote.origin.prune=false fetch origin refs/heads/*:refs/heads/*",
+    "@push.followTags=true push origin feat",
+    "@push.followTags=true push --no-follow-tags origin feat",
     // work tree
     "checkout -- checks/dirty.md",
     "checkout .",
@@ -181,6 +197,13 @@ const BASES: &[&str] = &[
     "remote -v",
     "reflog expire --dry-run --all",
     "reflog expire --expire=now --all",
+    "reflog expire --dry-run --no-dry-run --expire=now --all",
+    "worktree prune -n",
+    "worktree prune -n --no-dry-run",
+    "remote prune -n --no-dry-run origin",
+    "!bisect start feat stable~1 ;; bisect view --output=../bv.txt",
+    "!bisect start feat stable~1 ;; bisect visualize log --output=../bv.txt",
+    "!bisect start feat stable~1 ;; bisect view -p",
     // reads
     "status",
     "log -1",
@@ -315,7 +338,7 @@ fn sh(path: &Path, text: &str) {
 /// The template: `tpl/remote.git` (bare; default branch `stable`; branches `stable` and
 /// `feat-r`; tag `v1`; recording hooks) and `tpl/work` (remotes `origin` and `gh/up` with
 /// their remote-tracking refs and `<remote>/HEAD`; branches `stable` tracking origin/stable,
-/// `other`, `feat` checked out one commit ahead; local tag `v2`; an uncommitted change to
+/// `other`, `feat` checked out one commit ahead; local tags `v2` and `v3` (annotated); an uncommitted change to
 /// `checks/dirty.md` and an untracked `notes.txt`).
 fn world(daemon_url: &str, root: &Path) -> World {
     let tpl = root.join("tpl");
@@ -405,28 +428,42 @@ fn world(daemon_url: &str, root: &Path) -> World {
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "-q", "-m", "feat"]);
     git(&work, &["tag", "v2"]);
+    // An annotated tag, which push.followTags sends along.
+    git(&work, &["tag", "-a", "-m", "release", "v3"]);
+    // A worktree whose directory is gone: `worktree prune` removes what git kept of it.
+    let gone = tpl.join("gone");
+    git(&work, &["worktree", "add", "-q", "--detach", gone.to_str().unwrap()]);
+    std::fs::remove_dir_all(&gone).unwrap();
     std::fs::write(work.join("checks/dirty.md"), "uncommitted work\n").unwrap();
     std::fs::write(work.join("notes.txt"), "untracked work\n").unwrap();
     // The work tree's recording hook (the gate's forced settings point hooks at /dev/null;
     // the oracle runs point them here, and nothing else is there).
     let hooks = root.join("hooks");
     std::fs::create_dir_all(&hooks).unwrap();
+    // (git sets no GIT_DIR for this hook: it runs at the top of the work tree.)
     sh(
         &hooks.join("reference-transaction"),
-        "[ \"$1\" = committed ] || exit 0\nwhile read a b c; do echo \"$a $b $c\" >> \"$GIT_DIR/oracle-refs.log\"; done\n",
+        &format!(
+            "[ \"$1\" = committed ] || exit 0\nd=$({} rev-parse --absolute-git-dir) || exit 1\nwhile read a b c; do echo \"$a $b $c\" >> \"$d/oracle-refs.log\"; done\n",
+            which("git").display()
+        ),
     );
-    // The install: the real git, no skill rules (scope checks pass), ceiling 3.
+    // The install: the real git, no skill rules (scope checks pass), ceiling 3, and the tool
+    // home the real git runs with (run_real).
     let skills = root.join("skills");
     std::fs::create_dir_all(&skills).unwrap();
+    let tool_home = root.join("toolhome");
+    std::fs::create_dir_all(tool_home.join(".config")).unwrap();
     let cfgdir = root.join("install");
     std::fs::create_dir_all(&cfgdir).unwrap();
     let config = cfgdir.join("tiershim.yaml");
     std::fs::write(
         &config,
         format!(
-            "tier: 3\nreal:\n  git: {}\nskills:\n  baseline: {}\n",
+            "tier: 3\nreal:\n  git: {}\nskills:\n  baseline: {}\ntool_home: {}\n",
             which("git").display(),
-            skills.display()
+            skills.display(),
+            tool_home.display()
         ),
     )
     .unwrap();
@@ -608,6 +645,22 @@ fn effect(dir: &Path, before: &Snapshot, after: &Snapshot) -> Effect {
             e.at(3, format!("a local ref written ({r})"));
         }
     }
+    // Reflog entries expired and worktrees forgotten: what recovering lost work needs. (The
+    // reflog of a ref that is gone went with it, and the ref is judged above.)
+    for (name, n) in &before.admin {
+        let kept = match name.strip_prefix("logs/") {
+            Some("HEAD") => true,
+            Some(r) => after.refs.contains_key(r),
+            None => false,
+        };
+        match after.admin.get(name) {
+            Some(m) if m >= n => {}
+            _ if name.starts_with("worktrees/") => e.at(3, format!("a worktree git kept is forgotten ({name})")),
+            Some(m) if kept => e.at(3, format!("reflog entries expired ({name}: {n} to {m})")),
+            None if kept => e.at(3, format!("a reflog deleted ({name})")),
+            _ => {}
+        }
+    }
     // Uncommitted work: lost unless git keeps it somewhere (index, a commit, the stash).
     for (path, what) in [
         ("work/checks/dirty.md", "the uncommitted change"),
@@ -688,6 +741,8 @@ fn effect(dir: &Path, before: &Snapshot, after: &Snapshot) -> Effect {
 }
 
 struct Snapshot {
+    /// Per reflog (`.git/logs/…`), its entries; per worktree git keeps (`.git/worktrees/…`), 0.
+    admin: BTreeMap<String, usize>,
     refs: BTreeMap<String, String>,
     remote_refs: BTreeMap<String, String>,
     head: Option<String>,
@@ -710,7 +765,17 @@ fn snapshot(dir: &Path, tool_home: &Path) -> Snapshot {
         }
     }
     let (ok, head) = out(&work, &["symbolic-ref", "-q", "HEAD"]);
+    let mut logs = BTreeMap::new();
+    files(&work.join(".git/logs"), &work.join(".git"), &mut logs);
+    let mut admin: BTreeMap<String, usize> = logs
+        .into_iter()
+        .map(|(k, v)| (k, v.iter().filter(|b| **b == b'\n').count()))
+        .collect();
+    for e in std::fs::read_dir(work.join(".git/worktrees")).into_iter().flatten().flatten() {
+        admin.insert(format!("worktrees/{}", e.file_name().to_string_lossy()), 0);
+    }
     Snapshot {
+        admin,
         refs: refs_of(&work),
         remote_refs: refs_of(&dir.join("remote.git")),
         head: ok.then_some(head),
@@ -735,6 +800,8 @@ fn judge(w: &World, dir: &Path, args: &[String]) -> Vec<(bool, String)> {
 }
 
 /// One `tiershim explain --json` at `tier`: allowed, the rule, the required tier (4: never).
+/// An install the gate cannot use (exit 78) fails the test: every call would be refused, and
+/// the oracle would have nothing to compare.
 fn explain(w: &World, dir: &Path, args: &[String], tier: u8) -> (bool, String, u8) {
     let o = Command::new(crate::harness::bin())
         .args(["explain", "--json", "--config"])
@@ -752,6 +819,7 @@ fn explain(w: &World, dir: &Path, args: &[String], tier: u8) -> (bool, String, u
         .unwrap();
     let v: serde_json::Value =
         serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("explain {args:?}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_ne!(v["verdict"], "error", "explain git {args:?}: {}", v["message"]);
     let required = v["required_tier"].as_u64().map_or(4, |t| t as u8);
     (v["verdict"] == "allow", v["rule"].as_str().unwrap_or("?").to_string(), required)
 }
@@ -833,6 +901,25 @@ fn fresh(w: &World, n: usize) -> PathBuf {
     dir
 }
 
+/// The `@key=value` settings in front of a base, the `!… ;; ` command to run first, and the
+/// rest.
+fn operator_settings(base: &str) -> (Vec<(&str, &str)>, Option<Vec<&str>>, &str) {
+    let mut rest = base;
+    let mut out = Vec::new();
+    while let Some(r) = rest.strip_prefix('@') {
+        let (kv, tail) = r.split_once(' ').unwrap();
+        out.push(kv.split_once('=').unwrap());
+        rest = tail;
+    }
+    let mut first = None;
+    if let Some(r) = rest.strip_prefix('!') {
+        let (cmd, tail) = r.split_once(" ;; ").unwrap();
+        first = Some(cmd.split(' ').collect());
+        rest = tail;
+    }
+    (out, first, rest)
+}
+
 fn words(base: &str, w: &World, n: usize) -> Vec<String> {
     base.replace("{URL}", &format!("{}/v{n}/remote.git", w.port_url))
         .replace("{NOWHERE}", &format!("{}/nowhere.git", w.port_url))
@@ -867,12 +954,19 @@ fn the_gate_never_allows_what_the_real_git_does_above_the_tier() {
                 loop {
                     let n = next.fetch_add(1, Ordering::SeqCst);
                     let Some((b, how)) = calls.get(n) else { break };
-                    let base = words(BASES[*b], &w, n);
+                    let (settings, first, base) = operator_settings(BASES[*b]);
+                    let base = words(base, &w, n);
                     let args = match how.strip_prefix('#') {
                         Some(seed) => variant(&base, &mut Rng(seed.parse::<u64>().unwrap() | 1)),
                         None => base,
                     };
                     let dir = fresh(&w, n);
+                    for (k, v) in &settings {
+                        git(&dir.join("work"), &["config", k, v]);
+                    }
+                    if let Some(first) = &first {
+                        git(&dir.join("work"), first);
+                    }
                     let verdicts = judge(&w, &dir, &args);
                     let before = snapshot(&dir, &w.root.join("toolhome"));
                     let (code, err) = run_real(&w, &dir, &args);
