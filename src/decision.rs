@@ -1160,7 +1160,10 @@ impl Judging<'_> {
                 self.needs.probes.push(i);
             }
         }
-        if inv.tool.spec().git_config && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
+        // `git --version` reads no configuration, so neither does the gate; `git help` and
+        // `--help` do (a viewer or browser the configuration names runs).
+        let version_only = inv.actions.iter().all(|a| a.verb == "version");
+        if inv.tool.spec().git_config && !version_only && req.remote_host.is_none() && inv.problem.is_none() && req.facts.config.is_none() {
             self.needs.config = true;
         }
         if self.needs.is_empty() {

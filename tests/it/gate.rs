@@ -681,3 +681,25 @@ fn an_audit_record_is_written_whole_or_the_call_is_refused_and_a_torn_line_hides
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn git_version_reads_no_configuration_and_every_other_git_call_does() {
+    let env = TestEnv::new(1, "");
+    // The real git, behind a script that notes each call (the gate's own and the agent's).
+    let git = crate::real_tools::which("git");
+    crate::harness::write_exec(
+        &env.real.join("git"),
+        &format!("#!/bin/sh\necho \"$*\" >> \"${{0%/*}}/git.calls\"\nexec {} \"$@\"\n", git.display()),
+    );
+    let calls = || std::fs::read_to_string(env.real.join("git.calls")).unwrap_or_default();
+    let r = env.run("git", &["--version"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(r.stdout().starts_with("git version"), "{}", r.stdout());
+    let seen = calls();
+    assert_eq!(seen.lines().count(), 1, "{seen}");
+    assert!(!seen.contains("config --list"), "{seen}");
+    let _ = std::fs::remove_file(env.real.join("git.calls"));
+    let r = env.run("git", &["help", "-a"], &[("CLAUDEOPS_TIER", "1")]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(calls().contains("config --list"), "{}", calls());
+}
