@@ -504,6 +504,20 @@ enum Piece {
     Opaque,
 }
 
+/// A URL or an output option, as curl 7.88's `getparameter` pairs them (`tool_getparam.c`):
+/// each URL takes the first node without one, each `-o`/`-O`/`--no-remote-name` the first node
+/// without an output; a node made by a URL starts with `--remote-name-all` as set then.
+#[derive(Debug, Clone, Copy)]
+enum OutEvent {
+    /// A URL: its index in [`Segment::urls`] (None for `--expand-url`, never requested as seen).
+    Url(Option<usize>),
+    /// `-o` (the file is declared where it is read) or `-O`/`--no-remote-name` (`true`: the
+    /// file is named after the URL).
+    Out(bool),
+    /// `--remote-name-all` / `--no-remote-name-all`.
+    All(bool),
+}
+
 /// The options of one transfer, as far as the decision needs them.
 #[derive(Debug, Default)]
 struct Segment {
@@ -528,9 +542,10 @@ struct Segment {
     form_fields: Option<Vec<(String, String)>>,
     /// `-T`.
     upload: bool,
-    /// `-T` values that name files (not stdin), as written: curl appends a file's name to a
-    /// URL whose path ends in `/` (`tool_operhlp.c` `add_file_name_to_url`).
-    upload_files: Vec<String>,
+    /// `-T` values that name files (not stdin), as written, with the option as written: curl
+    /// appends a file's name to a URL whose path ends in `/` (`tool_operhlp.c`
+    /// `add_file_name_to_url`). Globs are expanded when the segment ends, with `-g` as last set.
+    upload_files: Vec<(String, String)>,
     /// `-I`, `-G`, `-g` as last set.
     head: bool,
     get: bool,
@@ -540,8 +555,9 @@ struct Segment {
     /// `-o` values and `--output-dir`, resolved against each other when the segment ends.
     outputs: Vec<String>,
     output_dir: Option<String>,
-    /// `-O`/`--remote-name-all`: the file name comes from each URL.
-    remote_name: bool,
+    /// The URLs and the output options, in argv order, for pairing them as curl does
+    /// ([`Segment::remote_named`]).
+    out_events: Vec<OutEvent>,
     /// `-J`: with `-O`, the server's Content-Disposition names the file instead.
     header_name: bool,
     /// Marks that do not depend on the method: files, sockets, schemes, variables.
@@ -551,6 +567,50 @@ struct Segment {
 impl Segment {
     fn has_url(&self) -> bool {
         !self.urls.is_empty() || self.expanded_url
+    }
+
+    fn add_url(&mut self, u: &str) {
+        self.out_events.push(OutEvent::Url(Some(self.urls.len())));
+        self.urls.push(u.to_string());
+    }
+
+    /// Per URL of [`Segment::urls`]: whether curl writes it to a file named after the URL
+    /// (`-O` paired with it, or `--remote-name-all` on when its node was made).
+    fn remote_named(&self) -> Vec<bool> {
+        struct Node {
+            url: Option<Option<usize>>,
+            out: bool,
+            remote: bool,
+        }
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut all = false;
+        for e in &self.out_events {
+            match *e {
+                OutEvent::Url(i) => match nodes.iter_mut().find(|n| n.url.is_none()) {
+                    Some(n) => n.url = Some(i),
+                    None => nodes.push(Node {
+                        url: Some(i),
+                        out: false,
+                        remote: all,
+                    }),
+                },
+                OutEvent::Out(remote) => match nodes.iter_mut().find(|n| !n.out) {
+                    Some(n) => {
+                        n.out = true;
+                        n.remote = remote;
+                    }
+                    None => nodes.push(Node {
+                        url: None,
+                        out: true,
+                        remote,
+                    }),
+                },
+                OutEvent::All(on) => all = on,
+            }
+        }
+        (0..self.urls.len())
+            .map(|i| nodes.iter().any(|n| n.url == Some(Some(i)) && n.remote))
+            .collect()
     }
 
     fn mark(&mut self, m: impl Into<String>) {
@@ -710,7 +770,8 @@ impl Segment {
         let overrides = self.overrides();
         let body = self.body(contents);
         let mut urls = Vec::new();
-        for u in &self.urls {
+        let mut named = Vec::new();
+        for (u, remote) in self.urls.iter().zip(self.remote_named()) {
             let expanded = if self.globoff || u.starts_with('@') {
                 vec![u.clone()]
             } else {
@@ -722,9 +783,15 @@ impl Segment {
                 ));
             }
             *budget -= expanded.len();
+            if remote {
+                named.extend(expanded.iter().cloned());
+            }
             urls.extend(expanded);
         }
-        self.output_files(&urls, files)?;
+        self.output_files(&named, files)?;
+        for (name, flag) in self.upload_reads()? {
+            files.push(read(&name, &flag, false));
+        }
         let mut out: Vec<Action> = Vec::new();
         let mut push = |a: Action| {
             if !out.contains(&a) {
@@ -793,21 +860,28 @@ impl Segment {
         Ok(out)
     }
 
-    /// The files of every `-T` that names files, globs expanded as curl expands them.
+    /// The files of every `-T` that names files, globs expanded as curl expands them: with
+    /// the segment's last `-g`/`--no-globoff` (curl reads `globoff` when the transfer starts).
     fn upload_names(&self) -> Result<Vec<String>, String> {
+        Ok(self.upload_reads()?.into_iter().map(|(n, _)| n).collect())
+    }
+
+    /// Each file `-T` reads, with the option that names it.
+    fn upload_reads(&self) -> Result<Vec<(String, String)>, String> {
         let mut out = Vec::new();
-        for v in &self.upload_files {
+        for (v, flag) in &self.upload_files {
             if self.globoff {
-                out.push(v.clone());
+                out.push((v.clone(), flag.clone()));
             } else {
-                out.extend(glob::expand(v)?);
+                out.extend(glob::expand(v)?.into_iter().map(|n| (n, flag.clone())));
             }
         }
         Ok(out)
     }
 
-    /// The files `-o`/`-O` write, placed in `--output-dir` when their name is relative.
-    fn output_files(&self, urls: &[String], files: &mut Vec<LocalFile>) -> Result<(), String> {
+    /// The files `-o`/`-O` write, placed in `--output-dir` when their name is relative: every
+    /// `-o` file, and one named after each URL of `named` (those written by remote name).
+    fn output_files(&self, named: &[String], files: &mut Vec<LocalFile>) -> Result<(), String> {
         let place = |name: &str| match &self.output_dir {
             Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
             _ => name.to_string(),
@@ -820,23 +894,21 @@ impl Segment {
                 files.push(write(&place(o), "-o"));
             }
         }
-        if self.remote_name && self.header_name {
+        if !named.is_empty() && self.header_name {
             // The server names each file (Content-Disposition), in `--output-dir` or here.
             let dir = self.output_dir.clone().unwrap_or_else(|| ".".into());
             files.push(LocalFile::writes(dir, "-J", Access::WriteNamed));
         }
-        if self.remote_name {
-            for u in urls {
-                // curl -O takes the last segment of the URL's path, as written.
-                let rest = split_scheme(u).map_or(u.as_str(), |(_, r)| r).trim_start_matches('/');
-                let path = rest.find('/').map_or("", |i| &rest[i..]);
-                let path = path.split(['?', '#']).next().unwrap_or("");
-                let name = path.rsplit('/').next().unwrap_or("");
-                if name.is_empty() {
-                    return Err(format!("-O needs a file name in the URL {u:?}"));
-                }
-                files.push(write(&place(name), "-O"));
+        for u in named {
+            // curl -O takes the last segment of the URL's path, as written.
+            let rest = split_scheme(u).map_or(u.as_str(), |(_, r)| r).trim_start_matches('/');
+            let path = rest.find('/').map_or("", |i| &rest[i..]);
+            let path = path.split(['?', '#']).next().unwrap_or("");
+            let name = path.rsplit('/').next().unwrap_or("");
+            if name.is_empty() {
+                return Err(format!("-O needs a file name in the URL {u:?}"));
             }
+            files.push(write(&place(name), "-O"));
         }
         Ok(())
     }
@@ -935,7 +1007,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
         let f = match item {
             Item::Pos(u) if u == "-" => return Err("`-` is neither an option nor a URL curl accepts".into()),
             Item::Pos(u) => {
-                seg.urls.push(u.clone());
+                seg.add_url(u);
                 continue;
             }
             Item::Unknown { written, .. } => return Err(format!("unknown option {written}")),
@@ -970,8 +1042,11 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 }
                 return Ok(vec![a]);
             }
-            "url" if expand => seg.expanded_url = true,
-            "url" => seg.urls.push(v.to_string()),
+            "url" if expand => {
+                seg.expanded_url = true;
+                seg.out_events.push(OutEvent::Url(None));
+            }
+            "url" => seg.add_url(v),
             "request" => seg.request = Some(v.to_string()),
             "request-target" => seg.request_target = Some(v.to_string()),
             "location" => seg.location = on,
@@ -1021,11 +1096,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                     seg.mark("stdin");
                 } else {
                     seg.mark("file-read");
-                    seg.upload_files.push(v.to_string());
-                    let names = if seg.globoff { vec![v.to_string()] } else { glob::expand(v)? };
-                    for n in names {
-                        files.push(read(&n, flag, false));
-                    }
+                    seg.upload_files.push((v.to_string(), flag.to_string()));
                 }
             }
             "head" => seg.head = on,
@@ -1096,6 +1167,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                     seg.mark("file-write");
                 }
                 seg.outputs.push(v.to_string());
+                seg.out_events.push(OutEvent::Out(false));
             }
             "output-dir" => {
                 seg.mark("file-write");
@@ -1103,7 +1175,8 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 files.push(write(v, flag));
             }
             "remote-name" | "remote-name-all" => {
-                seg.remote_name = on;
+                seg.out_events
+                    .push(if f.id == "remote-name" { OutEvent::Out(on) } else { OutEvent::All(on) });
                 if on {
                     seg.mark("file-write");
                 }
@@ -1910,7 +1983,9 @@ mod tests {
             .into_iter()
             .map(|f| f.path)
             .collect();
-        assert_eq!(files, vec!["out", "out/a.txt", "/abs", "out/b.txt"]);
+        // The URL takes the first output (`-o a.txt`); the `-O` has no URL of its own, so curl
+        // writes no b.txt. Every `-o` is declared.
+        assert_eq!(files, vec!["out", "out/a.txt", "/abs"]);
         for words in [
             &["-o", "/dev/null", U][..],
             &["-D", "-", U],
@@ -2177,6 +2252,36 @@ mod tests {
         assert_eq!(paths(&["-T", "a", "https://h/x/y"]), vec!["PUT /x/y"]);
         assert_eq!(paths(&["-T", "-", "https://h/x/"]), vec!["PUT /x"]);
         assert!(problem(&["-T", "x/..", "https://h/x/"]).is_some_and(|p| p.contains("\"..\"")));
+    }
+
+    /// `access path` of every local file the call declares.
+    fn local(words: &[&str]) -> Vec<String> {
+        let inv = parse(&argv(words));
+        assert_eq!(inv.problem, None, "{words:?}");
+        inv.files
+            .iter()
+            .map(|f| format!("{} {}", if f.access.writes() { "write" } else { "read" }, f.path))
+            .collect()
+    }
+
+    #[test]
+    fn the_last_of_g_and_no_globoff_decides_how_t_files_expand() {
+        assert_eq!(local(&["-g", "-T", "{a,b}", "--no-globoff", "https://h/x/"]), vec!["read a", "read b"]);
+        assert_eq!(local(&["--no-globoff", "-T", "{a,b}", "-g", "https://h/x/"]), vec!["read {a,b}"]);
+        assert_eq!(local(&["-T", "{a,b}", "https://h/x/"]), vec!["read a", "read b"]);
+    }
+
+    #[test]
+    fn o_and_no_remote_name_pair_with_urls_as_curl_pairs_them() {
+        let u = "https://h/d/.bashrc";
+        // Each -O / --no-remote-name takes the first URL without an output, in argv order.
+        assert_eq!(local(&["-O", u, "--no-remote-name"]), vec!["write .bashrc"]);
+        assert_eq!(local(&["-O", "--no-remote-name", u]), vec!["write .bashrc"]);
+        assert!(local(&["--no-remote-name", "-O", u]).is_empty());
+        // --remote-name-all counts for the URLs that come after it.
+        assert_eq!(local(&["--remote-name-all", u, "--no-remote-name-all"]), vec!["write .bashrc"]);
+        assert!(local(&["--remote-name-all", "--no-remote-name-all", u]).is_empty());
+        assert_eq!(local(&["-o", "out", u, "-O", "https://h/d/two"]), vec!["write out", "write two"]);
     }
 
     #[test]
