@@ -373,6 +373,12 @@ fn exec_judged(real: &Path, j: &Judged, env: Vec<(OsString, OsString)>) -> Error
         return e;
     }
     let args = sealed.as_ref().map_or(&j.args, |s| &s.args);
+    // The request files the decision read (curl -d @f, gh api --input f) likewise.
+    let bodies = match crate::script_input::seal_contents(args, &j.inv.files, &j.req.local.contents) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    let args = &bodies.args;
     let sent = j.inv.remote.as_deref().map(|r| crate::grammar::remote::sent_args(args, r));
     let args = sent.as_ref().unwrap_or(args);
     exec::exec(real, j.inv.tool, j.inv.tool.spec().prepend, args, env)

@@ -14,6 +14,13 @@
 //! `/dev/fd/N` in place of `FILE` (the same option spelling, only the path changes), and a
 //! script on stdin is replaced by its memfd as fd 0. Nothing else is changed.
 //!
+//! The files a call reads into its request (`curl -d @f`, `--data-binary @f`, `-H @f`,
+//! `--data-urlencode n@f`, `gh api --input f`, `-F k=@f`) are read by `crate::files` before the
+//! decision; [`seal_contents`] hands the tool the same bytes the same way (the word that ends
+//! with the path, [`LocalFile::at`], gets `/dev/fd/N` for it), so a file changed between the
+//! check and the run changes nothing. A content file the gate read but whose word it does not
+//! know fails the call rather than letting the tool read it again.
+//!
 //! This module reads and copies; it decides nothing.
 
 use std::ffi::CString;
@@ -23,7 +30,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::grammar::{self, Input, Inputs, Invocation, Sources};
+use crate::grammar::{self, Contents, Input, Inputs, Invocation, LocalFile, Sources};
 use crate::tool::Tool;
 
 /// The largest script the gate reads (1 MiB). A health check is far smaller; a bigger one is
@@ -154,6 +161,43 @@ impl Sealed {
         }
         Ok(())
     }
+}
+
+/// argv with every file the gate read for its contents replaced by a sealed copy of what it
+/// read, and the copies (kept open, and inherited, until exec).
+#[derive(Debug)]
+pub struct SealedContents {
+    pub args: Vec<String>,
+    _files: Vec<OwnedFd>,
+}
+
+/// Copy each file of `files` that the gate read for its contents (an `Ok` in `contents`) into
+/// a sealed memfd and point its argv word at it. A file that was not read (refused, not text,
+/// too large) is not the decision's: the body was judged as unknown, and the tool reads it.
+pub fn seal_contents(args: &[String], files: &[LocalFile], contents: &Contents) -> Result<SealedContents> {
+    let mut out = args.to_vec();
+    let mut fds = Vec::new();
+    let mut done = std::collections::BTreeSet::new();
+    for f in files.iter().filter(|f| f.content) {
+        let Some(Ok(text)) = contents.get(&f.path) else {
+            continue;
+        };
+        if f.at.is_some_and(|at| !done.insert(at)) {
+            continue;
+        }
+        let at = f
+            .at
+            .ok_or_else(|| Error::Internal(format!("{} {}: read by the gate, but its argv word is not known", f.flag, f.path)))?;
+        let word = out
+            .get(at)
+            .filter(|w| w.ends_with(f.path.as_str()))
+            .ok_or_else(|| Error::Internal(format!("argv word {at} does not end with {} {}", f.flag, f.path)))?;
+        let fd = sealed_memfd(text, false)?;
+        let prefix = &word[..word.len() - f.path.len()];
+        out[at] = format!("{prefix}/dev/fd/{}", fd.as_raw_fd());
+        fds.push(fd);
+    }
+    Ok(SealedContents { args: out, _files: fds })
 }
 
 /// A memfd holding `text`, sealed against any change, positioned at its start. Not

@@ -114,6 +114,7 @@ pub fn gather(inv: &Invocation, cwd: &Path) -> (LocalFacts, Contents) {
         workdir_real: std::fs::canonicalize(cwd).ok(),
         resolved: BTreeMap::new(),
         dirs: BTreeMap::new(),
+        contents: Contents::new(),
     };
     let mut contents = Contents::new();
     if inv.files.is_empty() {
@@ -154,6 +155,7 @@ pub fn gather(inv: &Invocation, cwd: &Path) -> (LocalFacts, Contents) {
         };
         contents.insert(f.path.clone(), text);
     }
+    facts.contents = contents.clone();
     (facts, contents)
 }
 

@@ -41,7 +41,7 @@ use std::path::{Component, Path, PathBuf};
 
 pub use gather::gather;
 
-use crate::grammar::{Access, Invocation, LocalFile};
+use crate::grammar::{Access, Contents, Invocation, LocalFile};
 use crate::policy::Required;
 
 /// The most a file read for a decision may hold; a larger one is "not readable" and the call
@@ -129,6 +129,9 @@ pub struct LocalFacts {
     pub resolved: BTreeMap<String, Result<PathBuf, String>>,
     /// For every existing directory along the real path of a write: the git entries it holds.
     pub dirs: BTreeMap<PathBuf, GitMarks>,
+    /// The files read for their contents ([`LocalFile::content`]), as read: what the decision
+    /// was made on, and what the tool is handed at exec (`crate::script_input::seal_contents`).
+    pub contents: Contents,
 }
 
 /// How a file of the call stands against the fence: what it needs (a tier, or never) and why.
@@ -385,6 +388,7 @@ mod tests {
                 access: *a,
                 flag: "-o".into(),
                 content: *c,
+                at: None,
             })
             .collect();
         i

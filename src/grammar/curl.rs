@@ -1067,7 +1067,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                     }
                     Some(path) => {
                         seg.mark("file-read");
-                        files.push(read(path, flag, true));
+                        files.push(read(path, flag, true).at(f.at));
                         seg.data.push(Piece::File {
                             path: path.to_string(),
                             strip: matches!(f.id, "data" | "data-ascii"),
@@ -1077,9 +1077,9 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 }
             }
             "data-raw" => seg.data.push(Piece::Text(v.to_string())),
-            "data-urlencode" => seg.data.push(urlencode_piece(v, flag, &mut seg.marks, files)),
+            "data-urlencode" => seg.data.push(urlencode_piece(v, flag, f.at, &mut seg.marks, files)),
             "url-query" if !v.starts_with('+') => {
-                urlencode_piece(v, flag, &mut seg.marks, files);
+                urlencode_piece(v, flag, f.at, &mut seg.marks, files);
             }
             "form" => {
                 seg.form = true;
@@ -1107,7 +1107,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 Some(path) => {
                     // Headers from a file: read by the gate, so a method override in them counts.
                     seg.mark("file-read");
-                    files.push(read(path, flag, true));
+                    files.push(read(path, flag, true).at(f.at));
                     match contents.get(path) {
                         Some(Ok(text)) => seg.headers.extend(text.lines().map(str::to_string)),
                         _ => seg.mark("unread-file"),
@@ -1221,7 +1221,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
 
 /// `--data-urlencode` (and `--url-query`): `content`, `=content`, `name=content`, `@file` or
 /// `name@file` (a file only when there is no `=` before the `@`; `tool_getparam.c`).
-fn urlencode_piece(v: &str, flag: &str, marks: &mut BTreeSet<String>, files: &mut Vec<LocalFile>) -> Piece {
+fn urlencode_piece(v: &str, flag: &str, word: usize, marks: &mut BTreeSet<String>, files: &mut Vec<LocalFile>) -> Piece {
     let eq = v.find('=');
     let at = v.find('@');
     match (eq, at) {
@@ -1240,7 +1240,7 @@ fn urlencode_piece(v: &str, flag: &str, marks: &mut BTreeSet<String>, files: &mu
                 return Piece::Opaque;
             }
             marks.insert("file-read".into());
-            files.push(read(path, flag, true));
+            files.push(read(path, flag, true).at(word));
             Piece::Encoded {
                 name: (a > 0).then(|| v[..a].to_string()),
                 text: None,

@@ -573,7 +573,7 @@ pub fn parse_filled(args: &[String], contents: &Contents, fill: Option<&Fill>) -
         }
         // A group without a subcommand: gh prints its help (or a flag error); nothing runs.
         (None, None) => Ok(vec![Action::new("help")]),
-        (Some(_), None) => classify_leaf(&verb, &found.rest, &mut claims, contents, fill, &mut files),
+        (Some(_), None) => classify_leaf(&verb, &found.rest, &found.orig, &mut claims, contents, fill, &mut files),
     };
     match actions {
         Ok(a) => {
@@ -607,21 +607,26 @@ struct Found {
     unknown: Option<String>,
     /// argv without the command names: what the leaf's own flag parser sees.
     rest: Vec<String>,
+    /// The index in argv of each word of `rest`.
+    orig: Vec<usize>,
 }
 
 fn find(args: &[String]) -> Result<Found, String> {
     let mut rest = args.to_vec();
+    let mut orig: Vec<usize> = (0..args.len()).collect();
     let mut level = ROOT;
     let mut table = ROOT_LEVEL;
     let mut path = Vec::new();
     while let Some(i) = first_command(&rest, table)? {
         let name = rest.remove(i);
+        orig.remove(i);
         let Some(cmd) = level.iter().find(|c| c.name == name || c.aliases.contains(&name.as_str())) else {
             return Ok(Found {
                 path,
                 node: None,
                 unknown: Some(name),
                 rest,
+                orig,
             });
         };
         path.push(cmd.name);
@@ -631,6 +636,7 @@ fn find(args: &[String]) -> Result<Found, String> {
                 node: Some(cmd),
                 unknown: None,
                 rest,
+                orig,
             });
         }
         level = cmd.children;
@@ -641,6 +647,7 @@ fn find(args: &[String]) -> Result<Found, String> {
         node: None,
         unknown: None,
         rest,
+        orig,
     })
 }
 
@@ -678,9 +685,11 @@ fn is_cluster(w: &str) -> bool {
 }
 
 /// Classify a known leaf from the arguments left after the path.
+#[allow(clippy::too_many_arguments)]
 fn classify_leaf(
     verb: &str,
     rest: &[String],
+    orig: &[usize],
     claims: &mut Vec<Claim>,
     contents: &Contents,
     fill: Option<&Fill>,
@@ -713,7 +722,7 @@ fn classify_leaf(
     let mut a = Action::new(verb);
     let given = |id: &str| p.last(id).is_some_and(|v| !v.is_empty());
     match verb {
-        "api" => return api(&p, contents, fill, files).map(|a| with_jq_env(a, &p)),
+        "api" => return api(&p, orig, contents, fill, files).map(|a| with_jq_env(a, &p)),
         "pr review" => {
             let modes = ["approve", "request-changes", "comment"];
             for m in modes {
@@ -1116,7 +1125,16 @@ fn filled(s: &str, fill: Option<&Fill>, unresolved: &mut bool) -> Result<String,
 /// endpoint gets the method `-X` names. A key given twice (`-F event=APPROVE -f event=COMMENT`)
 /// is refused: gh 2.23 lets every `-F` win over every `-f` whatever the order, newer gh refuses
 /// the call, and neither is what the argv order says.
-fn api(p: &Parsed, contents: &Contents, fill: Option<&Fill>, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
+/// `orig` maps a word of the arguments `p` was scanned from to its index in argv, for the files
+/// the gate reads and hands to gh ([`LocalFile::at`]).
+fn api(
+    p: &Parsed,
+    orig: &[usize],
+    contents: &Contents,
+    fill: Option<&Fill>,
+    files: &mut Vec<LocalFile>,
+) -> Result<Vec<Action>, String> {
+    let word = |at: usize| orig.get(at).copied();
     let pos = p.positionals();
     let [endpoint] = pos.as_slice() else {
         return Err(format!("gh api takes exactly one endpoint, got {}", pos.len()));
@@ -1154,7 +1172,10 @@ fn api(p: &Parsed, contents: &Contents, fill: Option<&Fill>, files: &mut Vec<Loc
             }
             Some(path) => {
                 a.add("file-read");
-                files.push(LocalFile::read(path, flag, true));
+                files.push(LocalFile {
+                    at: word(f.at),
+                    ..LocalFile::read(path, flag, true)
+                });
                 match contents.get(path) {
                     Some(Ok(t)) => t.clone(),
                     _ => {
@@ -1212,7 +1233,10 @@ fn api(p: &Parsed, contents: &Contents, fill: Option<&Fill>, files: &mut Vec<Loc
         }
         Some(path) => {
             a.add("file-read");
-            files.push(LocalFile::read(path, "--input", true));
+            files.push(LocalFile {
+                at: p.all("input").last().and_then(|f| word(f.at)),
+                ..LocalFile::read(path, "--input", true)
+            });
             match contents.get(path) {
                 Some(Ok(t)) => http::body_of(t),
                 _ => Body::Opaque,
@@ -1841,7 +1865,8 @@ mod tests {
                 path: "q.graphql".into(),
                 access: Access::Read,
                 flag: "-F".into(),
-                content: true
+                content: true,
+                at: Some(3),
             }]
         );
         let contents = Contents::from([(

@@ -391,6 +391,7 @@ impl Cx<'_> {
             access: Access::Write,
             flag: flag.to_string(),
             content: false,
+            at: None,
         });
     }
 
@@ -426,6 +427,7 @@ impl Cx<'_> {
             access: Access::Read,
             flag: flag.to_string(),
             content: false,
+            at: None,
         });
     }
 }

@@ -203,6 +203,11 @@ pub struct LocalFile {
     /// The decision depends on what the file holds (a request body, headers, a GraphQL
     /// document): the gate reads it, bounded, and parses the call again with it.
     pub content: bool,
+    /// For a file read for its contents: the index in argv of the word that ends with `path`,
+    /// so the tool can be handed exactly the bytes the gate judged (`crate::script_input`). A
+    /// content file the gate read without one is never handed to the tool to read again: the
+    /// call fails instead.
+    pub at: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -235,7 +240,14 @@ impl LocalFile {
             access: Access::Read,
             flag: flag.into(),
             content,
+            at: None,
         }
+    }
+
+    /// The argv word that ends with the path (see [`LocalFile::at`]).
+    pub fn at(mut self, word: usize) -> LocalFile {
+        self.at = Some(word);
+        self
     }
 
     /// A file the tool writes, at a path the call names.
@@ -251,6 +263,7 @@ impl LocalFile {
             access,
             flag: flag.into(),
             content: false,
+            at: None,
         }
     }
 }

@@ -539,6 +539,11 @@ fn secrets_never_reach_stderr_or_the_audit_log() {
 /// An install with Debian's real gh pointed at a local HTTPS server: host, token, CA bundle and
 /// config directory pinned in tiershim.yaml, as an operator would.
 fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
+    gh_env_with(srv, &real("gh"))
+}
+
+/// [`gh_env`] with `gh` as the real gh.
+fn gh_env_with(srv: &HttpServer, gh: &Path) -> (TestEnv, TlsFront, PathBuf) {
     let probe = TestEnv::bare();
     let tls = TlsFront::start(srv, probe.tmp.path());
     let cfg = probe.path("ghconfig");
@@ -547,7 +552,7 @@ fn gh_env(srv: &HttpServer) -> (TestEnv, TlsFront, PathBuf) {
         3,
         &format!(
             "real:\n  gh: {}\nenv:\n  GH_HOST: \"127.0.0.1:{}\"\n  SSL_CERT_FILE: {}\n  GH_CONFIG_DIR: {}\n",
-            real("gh").display(),
+            gh.display(),
             tls.port,
             tls.cert.display(),
             cfg.display()
@@ -865,4 +870,91 @@ fn operator_endpoint_rules_in_tiershim_yaml_judge_their_own_services() {
         "{}",
         out.stderr
     );
+}
+
+/// A real tool behind a script that does what an agent could do between the gate's check and
+/// the tool's read: replace each file `X` of the working directory that has an `X.evil` with it.
+fn swapping(dir: &Path, tool: &str) -> PathBuf {
+    let p = dir.join(format!("{tool}-swapping"));
+    crate::harness::write_exec(
+        &p,
+        &format!(
+            "#!/bin/sh\nfor e in *.evil; do [ -f \"$e\" ] && /bin/cp \"$e\" \"${{e%.evil}}\"; done\nexec {} \"$@\"\n",
+            real(tool).display()
+        ),
+    );
+    p
+}
+
+#[test]
+fn request_files_changed_after_the_check_reach_the_server_as_the_gate_read_them() {
+    let srv = HttpServer::start();
+    let env = TestEnv::new(3, "");
+    let curl = swapping(&env.real, "curl");
+    env.write_config(&format!(
+        "tier: 3\nreal:\n  curl: {}\nreal_dirs: [{}]\nworkspaces: [{}]\n",
+        curl.display(),
+        env.real.display(),
+        env.tmp.path().display()
+    ));
+    let work = env.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    // What the gate judges, and what the agent swaps in before the tool reads it.
+    let fresh = || {
+        for (name, judged, swapped) in [
+            ("body.json", r#"{"event":"COMMENT"}"#, r#"{"event":"APPROVE"}"#),
+            ("raw.json", r#"{"state":"open"}"#, r#"{"state":"closed"}"#),
+            ("hdr.txt", "X-Trace: 42\n", "X-HTTP-Method-Override: DELETE\n"),
+            ("enc.txt", "a b", "DROP"),
+        ] {
+            std::fs::write(work.join(name), judged).unwrap();
+            std::fs::write(work.join(format!("{name}.evil")), swapped).unwrap();
+        }
+    };
+    let reviews = format!("{}/repos/o/r/pulls/1/reviews", srv.url());
+    for (args, body) in [
+        (vec!["-s", "-d", "@body.json", reviews.as_str()], r#"{"event":"COMMENT"}"#),
+        (vec!["-s", "--data-binary", "@raw.json", reviews.as_str()], r#"{"state":"open"}"#),
+        (vec!["-s", "--data-urlencode", "q@enc.txt", reviews.as_str()], "q=a+b"),
+    ] {
+        fresh();
+        srv.forget();
+        let out = run(&env, &work, "curl", &args, 2, false);
+        assert_eq!(out.code, 0, "curl {args:?}: {}", out.stderr);
+        let got = srv.requests();
+        assert_eq!(got.len(), 1, "curl {args:?}");
+        assert_eq!(got[0].body, body, "curl {args:?}");
+        // The swap did happen: the tool was handed the bytes the gate read instead.
+        assert_eq!(std::fs::read_to_string(work.join("body.json")).unwrap(), r#"{"event":"APPROVE"}"#);
+    }
+    fresh();
+    srv.forget();
+    let out = run(&env, &work, "curl", &["-s", "-H", "@hdr.txt", &format!("{}/items/1", srv.url())], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(srv.requests()[0].method, "GET");
+    assert_eq!(srv.requests()[0].header("x-trace"), Some("42"));
+    assert_eq!(srv.requests()[0].header("x-http-method-override"), None);
+    assert_eq!(std::fs::read_to_string(work.join("hdr.txt")).unwrap(), "X-HTTP-Method-Override: DELETE\n");
+
+    // gh: --input and -F k=@file.
+    let gh = swapping(&env.real, "gh");
+    let (genv, _tls, gwork) = gh_env_with(&srv, &gh);
+    std::fs::write(gwork.join("in.json"), r#"{"title":"disk full"}"#).unwrap();
+    std::fs::write(gwork.join("in.json.evil"), r#"{"title":"x","state":"closed"}"#).unwrap();
+    std::fs::write(gwork.join("q.graphql"), "query { viewer { login } }").unwrap();
+    std::fs::write(
+        gwork.join("q.graphql.evil"),
+        "mutation { mergePullRequest(input: {pullRequestId: \"P\"}) { clientMutationId } }",
+    )
+    .unwrap();
+    srv.forget();
+    let out = run(&genv, &gwork, "gh", &["api", "repos/o/r/issues", "--input", "in.json"], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(srv.requests()[0].body, r#"{"title":"disk full"}"#);
+    std::fs::write(gwork.join("q.graphql"), "query { viewer { login } }").unwrap();
+    srv.forget();
+    let out = run(&genv, &gwork, "gh", &["api", "graphql", "-F", "query=@q.graphql"], 2, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sent = &srv.requests()[0].body;
+    assert!(sent.contains("viewer") && !sent.contains("merge"), "{sent}");
 }
