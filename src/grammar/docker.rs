@@ -825,12 +825,12 @@ const PAUSE: Cmd = Cmd::new("pause", &[NONE]);
 const PORT: Cmd = Cmd::new("port", &[NONE]);
 const PS: Cmd = Cmd::new("ps", &[PS_OPTS]);
 const RENAME: Cmd = Cmd::new("rename", &[NONE]);
-const RESTART: Cmd = Cmd::new("restart", &[STOP]).marks(container_targets);
+const RESTART: Cmd = Cmd::new("restart", &[STOP]).marks(stop_marks);
 const RM: Cmd = Cmd::new("rm", &[RM_OPTS]).marks(rm_marks);
 const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks(container_marks);
 const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(start_marks);
 const STATS: Cmd = Cmd::new("stats", &[STATS_OPTS]);
-const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(container_targets);
+const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(stop_marks);
 /// `top CONTAINER [ps OPTIONS]`: what follows the container is `ps`'s (`-h` too).
 const TOP: Cmd = Cmd::new("top", &[NONE]).options_first();
 const UNPAUSE: Cmd = Cmd::new("unpause", &[NONE]);
@@ -1730,6 +1730,21 @@ fn exec_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
 /// `restart`, `start`, `stop`, `kill`: every operand is a container, by name or id.
 fn container_targets(p: &Parsed, a: &mut Action) -> Result<(), String> {
     a.targets = p.positionals().into_iter().map(|c| Target::Container(c.to_string())).collect();
+    Ok(())
+}
+
+/// `stop` and `restart`: the containers, and `signal` when the call chooses how the process
+/// ends instead of the container's own stop sequence: a signal other than SIGTERM (`-s KILL`
+/// is `docker kill`; the engine sends it as `?signal=KILL`), or `-t 0` (SIGKILL at once).
+fn stop_marks(p: &Parsed, a: &mut Action) -> Result<(), String> {
+    container_targets(p, a)?;
+    let term = |s: &str| {
+        let s = s.trim().to_ascii_uppercase();
+        matches!(s.strip_prefix("SIG").unwrap_or(&s), "TERM" | "15")
+    };
+    if p.last("signal").is_some_and(|s| !term(s)) || p.last("timeout").is_some_and(|t| t.trim().parse::<i64>() == Ok(0)) {
+        a.add("signal");
+    }
     Ok(())
 }
 
