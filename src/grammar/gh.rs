@@ -708,6 +708,9 @@ fn classify_leaf(
         if matches!(verb, "repo clone" | "repo fork") && git_clone_flags_judged(rest) {
             a.add("git-flags");
         }
+        if verb == "repo clone" {
+            files.extend(repo_clone_files(rest)?);
+        }
         return Ok(with_jq_env(vec![a], &loose));
     };
     let p = opts::scan(rest, table, &Style::PFLAG).map_err(|e| format!("gh {verb}: {e}"))?;
@@ -1366,6 +1369,31 @@ fn url_claims(verb: &str, positionals: &[&str], claims: &mut Vec<Claim>) {
 /// git's own grammar, and any that git's policy would judge (a program run by `--upload-pack`,
 /// `--template`, `-c`, `--separate-git-dir`, a remote-helper URL, or flags the git grammar
 /// cannot read) make the call one the gh policy refuses.
+/// What `gh repo clone <repository> [<directory>] [-- <gitflags>…]` writes: it runs `git clone
+/// <gitflags> <url> [<directory>]`, so the files are git clone's (the directory, named after
+/// the repository when none is given; a bare clone's `HEAD`; a separate git directory), judged
+/// by the local-write model like any other write.
+fn repo_clone_files(rest: &[String]) -> Result<Vec<LocalFile>, String> {
+    let dd = rest.iter().position(|w| w == "--").unwrap_or(rest.len());
+    let loose = opts::scan(&rest[..dd], &[HELP, Opt::value("upstream-remote-name", &["upstream-remote-name"], &['u'])], &STRIP)?;
+    let pos = loose.positionals();
+    let Some(repo) = pos.first() else {
+        return Ok(Vec::new());
+    };
+    let url = if repo.contains("://") || repo.contains('@') {
+        repo.to_string()
+    } else {
+        format!("https://github.com/{}", if repo.contains('/') { repo.to_string() } else { format!("_/{repo}") })
+    };
+    let mut args = vec!["clone".to_string()];
+    args.extend(rest.get(dd + 1..).unwrap_or_default().iter().cloned());
+    args.push("--".into());
+    args.push(url);
+    args.extend(pos.get(1).map(|d| d.to_string()));
+    let inv = crate::grammar::git::parse(&args);
+    Ok(inv.files.into_iter().map(|f| LocalFile { flag: format!("repo clone {}", f.flag), ..f }).collect())
+}
+
 fn git_clone_flags_judged(rest: &[String]) -> bool {
     let Some(dd) = rest.iter().position(|w| w == "--") else {
         return false;

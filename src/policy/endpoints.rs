@@ -142,8 +142,12 @@ impl Endpoint {
             Body::Opaque => true,
             // Field names fold as Go's encoding/json reads them (`EVENT`, `ſtate`); a body with
             // two names that fold alike is opaque already (`http::fields`).
+            // A branch may be named in full (`refs/heads/main`), as the hosting APIs accept.
             Body::Fields(_) => self.body.iter().any(|(k, want)| match body.field(k) {
-                Some(v) => want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v)),
+                Some(v) => {
+                    let short = v.strip_prefix("refs/heads/").unwrap_or(v);
+                    want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v) || w.eq_ignore_ascii_case(short))
+                }
                 None => absent(want),
             }),
         }
