@@ -844,7 +844,10 @@ impl Segment {
                 for x in http::actions(a.clone(), &method, path, body.clone()) {
                     push(x);
                 }
-                for m in &overrides {
+                // The override headers, and a `_method` in this URL's query or the body.
+                let mut ovs = overrides.clone();
+                ovs.extend(http::param_overrides(url, &body));
+                for m in &ovs {
                     let mut o = override_action(m);
                     for mark in &a.marks {
                         if mark != "body" && mark != "redirect-write" {

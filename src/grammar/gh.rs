@@ -1247,7 +1247,7 @@ fn api(
         }
         None if opaque => Body::Opaque,
         None if fields.is_empty() => Body::None,
-        None => http::fields(fields),
+        None => http::fields(fields.clone()),
     };
     if !p.all("hostname").is_empty() || endpoint.contains("://") {
         a.add("other-host");
@@ -1260,10 +1260,12 @@ fn api(
     let path = http::normalise_path(raw_path)?;
     let graphql = path.rsplit('/').next().is_some_and(|s| s.eq_ignore_ascii_case("graphql"));
     // Only GET moves the fields into the query string (`httpRequest`: strings.EqualFold(method,
-    // "GET")); gh sends a GraphQL request's fields as its document whatever the method.
+    // "GET")); gh sends a GraphQL request's fields as its document whatever the method, so the
+    // document is judged whatever the method (`-X HEAD` with a mutation is still a mutation
+    // for a server that reads the body); another method is judged as itself too (below).
     let query_only = method == "GET" && input.is_none();
     let (method_seen, body) = match (graphql, query_only) {
-        (true, true) => ("POST", body),
+        (true, _) => ("POST", body),
         (false, true) => (method.as_str(), Body::None),
         _ => (method.as_str(), body),
     };
@@ -1297,7 +1299,14 @@ fn api(
     // action for each, judged as that method (an `api` action, for the GraphQL endpoint too),
     // so the stricter decides.
     let headers: Vec<&str> = p.all("header").iter().filter_map(|f| f.value.as_deref()).collect();
-    for m in http::method_overrides(&headers) {
+    let mut overrides = http::method_overrides(&headers);
+    // A `_method` parameter does the same on many servers: in the endpoint's query, the body,
+    // or the fields a GET moves into the query.
+    overrides.extend(http::param_overrides(&endpoint, &body));
+    if let Some(m) = fields.get("_method").filter(|m| query_only && !m.trim().is_empty()) {
+        overrides.push(m.trim().to_ascii_uppercase());
+    }
+    for m in overrides {
         let o = rest_like(&m).mark("method-override");
         for x in http::actions(o, &m, &path, body.clone()) {
             if !out.contains(&x) {
@@ -2024,9 +2033,13 @@ mod tests {
 
     #[test]
     fn graphql_with_another_method_or_an_override_is_judged_as_that_method_too() {
+        // The document as the GraphQL request it is (judged by its operations), and the method
+        // as itself.
         let inv = parse(&argv(&["api", "-X", "DELETE", "graphql", "-f", "query={ viewer { login } }"]));
-        assert_eq!(requests(&inv), vec!["DELETE /graphql", "DELETE /graphql"]);
-        assert!(inv.actions[1].verb == "api" && inv.actions[1].has("method=DELETE"));
+        assert_eq!(requests(&inv), vec!["POST /graphql", "DELETE /graphql"]);
+        assert!(inv.actions.iter().any(|a| a.verb == "api" && a.has("method=DELETE")));
+        let inv = parse(&argv(&["api", "-X", "HEAD", "graphql", "-f", "query=mutation { addStar(input: {}) { x } }"]));
+        assert!(inv.actions.iter().any(|a| a.has("graphql-mutation")), "{:?}", inv.actions);
         let inv = parse(&argv(&["api", "graphql", "-H", "X-HTTP-Method-Override: PUT", "-f", "query={ x }"]));
         assert!(
             inv.actions

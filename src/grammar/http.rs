@@ -119,6 +119,28 @@ pub fn method_overrides<S: AsRef<str>>(headers: &[S]) -> Vec<String> {
     out
 }
 
+/// The methods named by a `_method` parameter, which Rails, Laravel, Symfony and others take as
+/// the real method of a POST: in the URL's query (`?_method=DELETE`) or the body's fields
+/// (form or JSON), upper-cased. A body the gate cannot read may hold one too; the rules that
+/// look at bodies treat it as unknown already.
+pub fn param_overrides(url_or_target: &str, body: &Body) -> Vec<String> {
+    let mut out = Vec::new();
+    let query = url_or_target.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if percent_decode(&k.replace('+', " ")) == "_method" {
+            let v = percent_decode(&v.replace('+', " "));
+            if !v.trim().is_empty() {
+                out.push(v.trim().to_ascii_uppercase());
+            }
+        }
+    }
+    if let Some(v) = field(body, "_method").filter(|v| !v.trim().is_empty()) {
+        out.push(v.trim().to_ascii_uppercase());
+    }
+    out
+}
+
 /// A body as fields: a JSON object's top-level members, or `a=b&c=d` form pairs. Text that
 /// looks like JSON but is not an object, or does not parse, is opaque; so is a body where two
 /// member names fold alike (see [`fold_key`]), at any depth, or a form that repeats a name.

@@ -10,10 +10,12 @@
 //! judged on its own:
 //!
 //! - docker: its route must be one the table below knows, at a tier no higher than the one the
-//!   gate asked for the call (`GET /swarm`, the swarm's join tokens, is never);
-//! - curl and gh: the request, as one plain curl call with its exact method, target, method
-//!   override and body, must need no higher tier than the call did, and its path must be one
-//!   the gate judged for the call.
+//!   gate asked for the call (`GET /swarm`, the swarm's join tokens, is never), its query
+//!   string included (`stop?signal=KILL` is a kill, `DELETE /containers/x?v=1` deletes volumes);
+//! - curl and gh: the request as the recorder saw it (method, path, query, headers, body) must
+//!   need no higher tier than the call did, by this file's own rules ([`request_floor`]: what
+//!   the endpoints do, every method override a server may honour), never the gate's grammar or
+//!   policy; and its path must be one the gate judged for the call.
 //!
 //! Any difference is a failure that names the variant and the request. The next grammar change
 //! is checked against the real tools by the same run.
@@ -200,12 +202,40 @@ fn route_matches(pattern: &str, route: &str) -> bool {
     go(&p, &r)
 }
 
-fn engine_tier(method: &str, route: &str) -> Option<u8> {
-    ENGINE_ROUTES
+/// The tier of a request the CLI sent: its route's, raised by what its query asks: a stop or
+/// restart with a signal other than SIGTERM, or no grace period (`t=0`), is a kill (3);
+/// removing a container with its volumes (`v=1`) deletes data (never); `force` on a removal is
+/// still a removal.
+fn engine_tier(method: &str, route: &str, query: &str) -> Option<u8> {
+    let base = ENGINE_ROUTES
         .iter()
         .filter(|(m, p, _)| *m == method && route_matches(p, route))
         .map(|(_, _, t)| *t)
-        .max()
+        .max()?;
+    let params: Vec<(String, String)> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect();
+    let param = |k: &str| params.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let truthy = |v: Option<&str>| v.is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true"));
+    let mut tier = base;
+    if method == "POST" && (route_matches("/containers/*/stop", route) || route_matches("/containers/*/restart", route)) {
+        let term = |s: &str| {
+            let s = s.to_ascii_uppercase();
+            matches!(s.strip_prefix("SIG").unwrap_or(&s), "TERM" | "15")
+        };
+        if param("signal").is_some_and(|s| !term(s)) || param("t") == Some("0") {
+            tier = tier.max(3);
+        }
+    }
+    if method == "DELETE" && route_matches("/containers/*", route) && truthy(param("v")) {
+        tier = 4;
+    }
+    Some(tier)
 }
 
 /// Operands a client might paste into a path: names, ids, references, and every way out.
@@ -265,6 +295,11 @@ const DOCKER_VERBS: &[(&[&str], usize, &[&str])] = &[
     (&["container", "restart"], 1, &[]),
     (&["start"], 1, &[]),
     (&["stop"], 1, &[]),
+    (&["stop", "-s", "KILL"], 1, &[]),
+    (&["stop", "--signal=SIGTERM"], 1, &[]),
+    (&["stop", "-t", "0"], 1, &[]),
+    (&["restart", "--signal", "9"], 1, &[]),
+    (&["rm", "-v"], 1, &[]),
     (&["kill"], 1, &[]),
     (&["pause"], 1, &[]),
     (&["unpause"], 1, &[]),
@@ -354,20 +389,22 @@ fn the_real_docker_cli_sends_nothing_the_gate_did_not_judge() {
         for r in &sent {
             requests += 1;
             let route = r.route();
-            match engine_tier(&r.method, &route) {
+            match engine_tier(&r.method, &route, &r.query) {
                 None => failures.push(format!(
-                    "docker {}: allowed at tier {}, sent {} {} (a route no rule judged)",
+                    "docker {}: allowed at tier {}, sent {} {}?{} (a route no rule judged)",
                     args.join(" "),
                     j.tier,
                     r.method,
-                    r.path
+                    r.path,
+                    r.query
                 )),
                 Some(t) if t > j.tier => failures.push(format!(
-                    "docker {}: allowed at tier {}, sent {} {} (tier {t})",
+                    "docker {}: allowed at tier {}, sent {} {}?{} (tier {t})",
                     args.join(" "),
                     j.tier,
                     r.method,
-                    r.path
+                    r.path,
+                    r.query
                 )),
                 Some(_) => {}
             }
@@ -388,88 +425,152 @@ fn the_real_docker_cli_sends_nothing_the_gate_did_not_judge() {
 // ---------------------------------------------------------------------------------------------
 // HTTP: curl and gh
 
-/// A request as the server got it, judged alone: one plain call with the same method, target,
-/// method-override header and body. curl's requests are judged as curl calls; gh's as `gh api`
-/// calls (the GraphQL endpoint by its document, as gh's own rules judge it), the body sent
-/// from a file the gate reads.
-fn judge_request(cwd: &Path, r: &crate::http_server::Request, tool: &str) -> Judged {
-    let mut args = Vec::new();
-    let overrides = r
-        .headers
-        .iter()
-        .filter(|(k, _)| k.contains("method-override") || k == "x-http-method");
-    if tool == "gh" {
-        let (path, query) = r.target.split_once('?').unwrap_or((&r.target, ""));
-        let path = path.strip_prefix("/api/v3/").or_else(|| path.strip_prefix("/api/")).unwrap_or(path);
-        args.extend(["api".to_string(), "-X".into(), r.method.clone(), path.to_string()]);
-        for (k, v) in overrides {
-            args.extend(["-H".to_string(), format!("{k}: {v}")]);
+/// The tier a request needs by this test's own reading of what the server got (method, path,
+/// query, headers, body), written from what the endpoints do and never from the gate's
+/// grammar or policy: a floor the gate's verdict for the call must reach. The server is taken
+/// to honour every method override it might (the `X-HTTP-Method-Override` headers, a `_method`
+/// field in the query or the body), and to treat a branch named `refs/heads/<b>` as `<b>`.
+fn request_floor(r: &crate::http_server::Request, strip: &[&str]) -> (u8, String) {
+    let (path, query) = r.target.split_once('?').unwrap_or((&r.target, ""));
+    let mut path = normalised(path);
+    for prefix in strip {
+        if let Some(rest) = path.strip_prefix(prefix)
+            && rest.starts_with('/')
+        {
+            path = rest.to_string();
+            break;
         }
-        // gh moves a GET's fields into the query string: give them back as fields.
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            args.extend(["-f".to_string(), format!("{}={}", form_decode(k), form_decode(v))]);
+    }
+    let segs: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect();
+    let seg = |k: usize| segs.get(k).map(String::as_str).unwrap_or("");
+    let fields = request_fields(query, &r.body);
+    let field = |k: &str| fields.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(k)).map(|(_, v)| v.as_str());
+    let mut methods = vec![r.method.to_ascii_uppercase()];
+    for (k, v) in &r.headers {
+        if matches!(k.as_str(), "x-http-method-override" | "x-http-method" | "x-method-override") {
+            methods.push(v.trim().to_ascii_uppercase());
         }
-        if !r.body.is_empty() {
-            match body_fields(&r.body) {
-                Some(fields) => args.extend(fields),
-                None => {
-                    std::fs::write(cwd.join("sent-body.json"), &r.body).unwrap();
-                    args.extend(["--input".to_string(), "sent-body.json".into()]);
+    }
+    if let Some(m) = field("_method") {
+        methods.push(m.trim().to_ascii_uppercase());
+    }
+    const DEFAULT: &[&str] = &["main", "master", "trunk", "develop", "production"];
+    let default_branch = |b: Option<&str>| {
+        b.is_none_or(|b| {
+            let b = b.strip_prefix("refs/heads/").unwrap_or(b);
+            DEFAULT.iter().any(|d| d.eq_ignore_ascii_case(b))
+        })
+    };
+    let mut floor = (1u8, String::from("a read"));
+    let mut raise = |t: u8, why: String| {
+        if t > floor.0 {
+            floor = (t, why);
+        }
+    };
+    let graphql = segs.last().is_some_and(|l| l == "graphql");
+    for m in &methods {
+        let write = !matches!(m.as_str(), "GET" | "HEAD");
+        match m.as_str() {
+            "GET" | "HEAD" => {}
+            // A GraphQL request is a read or a write by its document (below), not by POST.
+            "POST" if graphql => {}
+            "DELETE" => raise(3, format!("{m}: a deletion")),
+            _ => raise(2, format!("{m}: a write")),
+        }
+        // The Docker Engine API, on any port.
+        if seg(0).starts_with("v1.") || matches!(seg(0), "containers" | "exec" | "swarm" | "build") || (seg(0), seg(1)) == ("images", "create") {
+            raise(4, format!("{m} {path}: the Docker Engine API"));
+        }
+        let numbered = |k: usize| !seg(k).is_empty() && seg(k).bytes().all(|b| b.is_ascii_digit());
+        for k in 0..segs.len() {
+            if !write {
+                break;
+            }
+            if seg(k) == "pulls" && numbered(k + 1) && seg(k + 2) == "merge" {
+                raise(4, format!("{m} {path}: a pull request merged"));
+            }
+            // A review is created (`POST …/reviews`) or a pending one submitted (`POST
+            // …/reviews/<id>/events`) with an event; no other method takes one.
+            if m == "POST"
+                && seg(k) == "pulls"
+                && numbered(k + 1)
+                && seg(k + 2) == "reviews"
+                && field("event").is_some_and(|e| e.eq_ignore_ascii_case("approve"))
+            {
+                raise(4, format!("{m} {path}: a pull request approved"));
+            }
+            if (seg(k), seg(k + 1)) == ("git", "refs") {
+                let named = segs[k + 2..].join("/");
+                let branch = named.strip_prefix("heads/").map(str::to_string).or_else(|| field("ref").map(str::to_string));
+                if branch.as_deref().is_some_and(|b| default_branch(Some(b))) {
+                    raise(4, format!("{m} {path}: the default branch's ref written"));
+                }
+            }
+            // (The contents API takes PUT, POST and DELETE; a PATCH there changes nothing.)
+            if seg(k) == "contents" && k >= 1 && matches!(m.as_str(), "PUT" | "POST" | "DELETE") && default_branch(field("branch")) {
+                raise(4, format!("{m} {path}: a file written on the default branch"));
+            }
+            if seg(k) == "hooks" {
+                raise(3, format!("{m} {path}: a webhook (data sent elsewhere)"));
+            }
+            if ["delete", "destroy", "drop", "purge", "truncate", "wipe", "flush"].iter().any(|w| seg(k).contains(w)) {
+                raise(3, format!("{m} {path}: a destructive action"));
+            }
+            if (seg(k), seg(k + 1)) == ("_cluster", "settings") {
+                raise(3, format!("{m} {path}: cluster settings"));
+            }
+        }
+        if !write && matches!(segs.last().map(String::as_str), Some("keys" | "secrets" | "tokens" | "credentials" | "variables")) {
+            raise(3, format!("{m} {path}: secret values read"));
+        }
+        if graphql {
+            let doc = field("query").unwrap_or("").to_string();
+            let compact: String = doc.chars().filter(|c| !c.is_whitespace()).collect();
+            if compact.contains("mutation") {
+                let forbidden = ["mergePullRequest", "enablePullRequestAutoMerge", "deleteRef", "updateRef", "createCommitOnBranch", "deleteRepository", "createRef"];
+                if forbidden.iter().any(|f| compact.contains(f)) || (compact.contains("PullRequestReview") && compact.contains("APPROVE")) {
+                    raise(4, format!("graphql: {doc}"));
+                } else {
+                    raise(2, format!("graphql: a mutation ({doc})"));
                 }
             }
         }
-        return explain(None, cwd, "gh", &args);
     }
-    args.extend(["-X".to_string(), r.method.clone()]);
-    for (k, v) in overrides {
-        args.extend(["-H".to_string(), format!("{k}: {v}")]);
+    floor
+}
+
+/// The fields a server reads from a request: the query string's, then the body's (a JSON
+/// object's top-level members and a GraphQL request's `variables`, or a form).
+fn request_fields(query: &str, body: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let form = |text: &str, out: &mut Vec<(String, String)>| {
+        for pair in text.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            out.push((form_decode(k), form_decode(v)));
+        }
+    };
+    form(query, &mut out);
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(map)) => {
+            for (k, v) in &map {
+                match (k.as_str(), v) {
+                    ("variables", serde_json::Value::Object(vars)) => {
+                        for (vk, vv) in vars {
+                            out.push((vk.clone(), vv.as_str().map_or_else(|| vv.to_string(), str::to_string)));
+                        }
+                    }
+                    _ => out.push((k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))),
+                }
+            }
+        }
+        _ => form(body, &mut out),
     }
-    if !r.body.is_empty() {
-        args.extend(["--data-raw".to_string(), r.body.clone()]);
-    }
-    args.extend(["-g".to_string(), format!("http://127.0.0.1{}", r.target)]);
-    explain(None, cwd, "curl", &args)
+    out
 }
 
 /// `+` and `%XX` decoded, as a form field is.
 fn form_decode(s: &str) -> String {
     normalised_bytes(&s.replace('+', " "))
-}
-
-/// A JSON body as `gh api` fields that send the same body: strings raw (`-f`, never filled),
-/// other scalars typed (`-F`), arrays of strings as `k[]=…`, and a GraphQL request's
-/// `variables` as fields of their own (gh puts every field but `query` there). `None` for a
-/// body fields cannot say.
-fn body_fields(body: &str) -> Option<Vec<String>> {
-    let v: serde_json::Value = serde_json::from_str(body).ok()?;
-    let mut out = Vec::new();
-    let mut add = |k: &str, v: &serde_json::Value| -> Option<()> {
-        match v {
-            serde_json::Value::String(s) => out.extend(["-f".to_string(), format!("{k}={s}")]),
-            serde_json::Value::Number(_) | serde_json::Value::Bool(_) | serde_json::Value::Null => {
-                out.extend(["-F".to_string(), format!("{k}={v}")])
-            }
-            serde_json::Value::Array(items) => {
-                for i in items {
-                    out.extend(["-f".to_string(), format!("{k}[]={}", i.as_str()?)]);
-                }
-            }
-            serde_json::Value::Object(_) => return None,
-        }
-        Some(())
-    };
-    for (k, v) in v.as_object()? {
-        match (k.as_str(), v) {
-            ("variables", serde_json::Value::Object(vars)) => {
-                for (vk, vv) in vars {
-                    add(vk, vv)?;
-                }
-            }
-            _ => add(k, v)?,
-        }
-    }
-    Some(out)
 }
 
 /// `%XX` decoded.
@@ -521,10 +622,8 @@ fn normalised(target: &str) -> String {
 #[allow(clippy::too_many_arguments)]
 fn compare(
     what: &str,
-    tool: &str,
     j: &Judged,
     sent: &[crate::http_server::Request],
-    cwd: &Path,
     strip: &[&str],
     paths: bool,
     failures: &mut Vec<String>,
@@ -535,11 +634,11 @@ fn compare(
         .filter_map(|r| r.split_once(' ').map(|(_, p)| p.to_ascii_lowercase()))
         .collect();
     for r in sent {
-        let alone = judge_request(cwd, r, tool);
-        if alone.tier > j.tier {
+        let (floor, why) = request_floor(r, strip);
+        if floor > j.tier {
             failures.push(format!(
-                "{what}: allowed at tier {}, sent {} {} body {:?}, which alone needs tier {} ({})",
-                j.tier, r.method, r.target, r.body, alone.tier, alone.reasons
+                "{what}: allowed at tier {}, sent {} {} body {:?}, which needs tier {floor} ({why})",
+                j.tier, r.method, r.target, r.body
             ));
         }
         let mut path = normalised(&r.target);
@@ -584,6 +683,7 @@ const CURL_PATHS: &[&str] = &[
     "/items/{1,2}",
     "/items/[1-2]/",
     "/search?q=a",
+    "/items/1?_method=DELETE",
 ];
 
 /// Files in the working directory that uploads name: their names are endpoints.
@@ -605,8 +705,9 @@ fn curl_variant(rng: &mut Rng, base: &str) -> Vec<String> {
             _ => w.extend([String::from("--Request"), method.into()]),
         }
     }
-    match rng.next() % 9 {
+    match rng.next() % 10 {
         0 => w.extend(words(&["-d", "event=APPROVE"])),
+        8 => w.extend(words(&["-d", "_method=DELETE"])),
         1 => w.extend(words(&["--data", r#"{"event":"COMMENT","body":"x"}"#])),
         2 => w.extend(words(&["--data-b", r#"{"state":"closed"}"#])),
         3 => w.extend(words(&["--DATA-RAW", "a=1"])),
@@ -660,10 +761,8 @@ fn the_real_curl_sends_nothing_the_gate_did_not_judge() {
         run_real(c);
         requests += compare(
             &format!("curl {}", args.join(" ")),
-            "curl",
             &j,
             &srv.requests(),
-            &work,
             &[],
             true,
             &mut failures,
@@ -724,8 +823,9 @@ fn gh_variant(rng: &mut Rng) -> Vec<String> {
         ]);
         w.extend([String::from(if rng.chance(2) { "-f" } else { "-F" }), q.into()]);
     } else {
-        match rng.next() % 7 {
+        match rng.next() % 8 {
             0 => w.extend(words(&["-f", "title=disk full"])),
+            6 => w.extend(words(&["-f", "_method=DELETE"])),
             1 => w.extend(words(&["-F", "event={branch}"])),
             2 => w.extend(words(&["-F", "event=APPROVE", "-f", "event=COMMENT"])),
             3 => w.extend(words(&["-f", "labels[]=a", "-f", "labels[]=b"])),
@@ -807,7 +907,7 @@ fn debians_gh_sends_nothing_the_gate_did_not_judge() {
         run_real(c);
         let what = format!("gh {} (in a clone on branch {})", args.join(" "), clone.display());
         let api = args[0] == "api";
-        requests += compare(&what, "gh", &j, &srv.requests(), clone, &["/api/v3", "/api"], api, &mut failures);
+        requests += compare(&what, &j, &srv.requests(), &["/api/v3", "/api"], api, &mut failures);
     }
     eprintln!("gh: {} variants, {allowed} allowed, {requests} requests judged", seen.len());
     assert!(
