@@ -386,3 +386,58 @@ fn a_push_lands_where_the_remote_says_through_a_url_or_a_remote_name_with_a_slas
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(git(&remote, &["rev-parse", "feat"]), git(&fx.work, &["rev-parse", "feat"]));
 }
+
+#[test]
+fn the_operators_rebase_update_refs_makes_a_rebase_rewrite_other_branches_so_it_is_tier_3() {
+    if !nix::unistd::getuid().is_root() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("this test must run as root under CI (it creates a user)");
+        }
+        eprintln!("SKIPPED the_operators_rebase_update_refs_…: not root");
+        return;
+    }
+    let fx = fixture();
+    let agent = crate::harden::Account::create();
+    let global = fx.env.path("operator.gitconfig");
+    std::fs::write(&global, "[safe]\n\tdirectory = *\n").unwrap();
+    let cfg = std::fs::read_to_string(fx.env.config_path()).unwrap();
+    fx.env
+        .write_config(&format!("{cfg}env:\n  GIT_CONFIG_GLOBAL: {}\n", global.display()));
+    // feat is one commit ahead of main, and `other` points at that commit; main moves on.
+    fx.commit(&[("checks/a.md", "a\n")], "feat");
+    git(&fx.work, &["branch", "other"]);
+    git(&fx.work, &["switch", "-q", "main"]);
+    fx.commit(&[("b.txt", "b\n")], "main moves");
+    git(&fx.work, &["switch", "-q", "feat"]);
+    let explain = |tier: &str| {
+        let out = agent.run_in(
+            &fx.work,
+            &[
+                crate::harness::bin().to_str().unwrap(),
+                "explain",
+                "--json",
+                "--config",
+                fx.env.config_path().to_str().unwrap(),
+                "--tier",
+                tier,
+                "--",
+                "git",
+                "rebase",
+                "main",
+            ],
+            &[("HOME", "/nonexistent")],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        (v["verdict"].as_str().unwrap_or("").to_string(), v["rule"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(explain("2").0, "allow");
+    // The operator's repository configuration (root's, the agent cannot write it).
+    git(&fx.work, &["config", "rebase.updateRefs", "true"]);
+    assert_eq!(explain("2"), ("refuse".to_string(), "git.rebase.update-refs".to_string()));
+    assert_eq!(explain("3").0, "allow");
+    // And that is what the real git does: `other` is rewritten along with feat.
+    let before = git(&fx.work, &["rev-parse", "other"]);
+    git(&fx.work, &["rebase", "-q", "main"]);
+    let after = git(&fx.work, &["rev-parse", "other"]);
+    assert_ne!(before, after, "rebase.updateRefs moved no other branch");
+}
