@@ -1265,7 +1265,13 @@ pub fn read_config(git: &Git, cwd: &Path, globals: &[String]) -> std::result::Re
 /// ([`config_key`]) and comes from a file `who` could have written. The gate's own `-c`
 /// settings (origin `command line:`) are the gate's. A relative origin is relative to where
 /// the call's git runs (`config_base`, asked only when one is a hit).
-pub fn agent_config(read: &ConfigRead, git: &Git, cwd: &Path, globals: &[String], who: &Principal) -> std::result::Result<Vec<ConfigHit>, String> {
+pub fn agent_config(
+    read: &ConfigRead,
+    git: &Git,
+    cwd: &Path,
+    globals: &[String],
+    who: &Principal,
+) -> std::result::Result<Vec<ConfigHit>, String> {
     let at = At { git, dir: cwd, globals };
     let mut base: Option<PathBuf> = None;
     let mut hits = Vec::new();

@@ -185,9 +185,8 @@ pub fn seal_contents(args: &[String], files: &[LocalFile], contents: &Contents) 
         if f.at.is_some_and(|at| !done.insert(at)) {
             continue;
         }
-        let at = f
-            .at
-            .ok_or_else(|| Error::Internal(format!("{} {}: read by the gate, but its argv word is not known", f.flag, f.path)))?;
+        let at =
+            f.at.ok_or_else(|| Error::Internal(format!("{} {}: read by the gate, but its argv word is not known", f.flag, f.path)))?;
         let word = out
             .get(at)
             .filter(|w| w.ends_with(f.path.as_str()))

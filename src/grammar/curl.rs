@@ -1178,8 +1178,11 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 files.push(write(v, flag));
             }
             "remote-name" | "remote-name-all" => {
-                seg.out_events
-                    .push(if f.id == "remote-name" { OutEvent::Out(on) } else { OutEvent::All(on) });
+                seg.out_events.push(if f.id == "remote-name" {
+                    OutEvent::Out(on)
+                } else {
+                    OutEvent::All(on)
+                });
                 if on {
                     seg.mark("file-write");
                 }
@@ -2269,7 +2272,10 @@ mod tests {
 
     #[test]
     fn the_last_of_g_and_no_globoff_decides_how_t_files_expand() {
-        assert_eq!(local(&["-g", "-T", "{a,b}", "--no-globoff", "https://h/x/"]), vec!["read a", "read b"]);
+        assert_eq!(
+            local(&["-g", "-T", "{a,b}", "--no-globoff", "https://h/x/"]),
+            vec!["read a", "read b"]
+        );
         assert_eq!(local(&["--no-globoff", "-T", "{a,b}", "-g", "https://h/x/"]), vec!["read {a,b}"]);
         assert_eq!(local(&["-T", "{a,b}", "https://h/x/"]), vec!["read a", "read b"]);
     }

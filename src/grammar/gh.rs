@@ -1130,13 +1130,7 @@ fn filled(s: &str, fill: Option<&Fill>, unresolved: &mut bool) -> Result<String,
 /// the call, and neither is what the argv order says.
 /// `orig` maps a word of the arguments `p` was scanned from to its index in argv, for the files
 /// the gate reads and hands to gh ([`LocalFile::at`]).
-fn api(
-    p: &Parsed,
-    orig: &[usize],
-    contents: &Contents,
-    fill: Option<&Fill>,
-    files: &mut Vec<LocalFile>,
-) -> Result<Vec<Action>, String> {
+fn api(p: &Parsed, orig: &[usize], contents: &Contents, fill: Option<&Fill>, files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let word = |at: usize| orig.get(at).copied();
     let pos = p.positionals();
     let [endpoint] = pos.as_slice() else {
@@ -1384,7 +1378,11 @@ fn url_claims(verb: &str, positionals: &[&str], claims: &mut Vec<Claim>) {
 /// by the local-write model like any other write.
 fn repo_clone_files(rest: &[String]) -> Result<Vec<LocalFile>, String> {
     let dd = rest.iter().position(|w| w == "--").unwrap_or(rest.len());
-    let loose = opts::scan(&rest[..dd], &[HELP, Opt::value("upstream-remote-name", &["upstream-remote-name"], &['u'])], &STRIP)?;
+    let loose = opts::scan(
+        &rest[..dd],
+        &[HELP, Opt::value("upstream-remote-name", &["upstream-remote-name"], &['u'])],
+        &STRIP,
+    )?;
     let pos = loose.positionals();
     let Some(repo) = pos.first() else {
         return Ok(Vec::new());
@@ -1392,7 +1390,14 @@ fn repo_clone_files(rest: &[String]) -> Result<Vec<LocalFile>, String> {
     let url = if repo.contains("://") || repo.contains('@') {
         repo.to_string()
     } else {
-        format!("https://github.com/{}", if repo.contains('/') { repo.to_string() } else { format!("_/{repo}") })
+        format!(
+            "https://github.com/{}",
+            if repo.contains('/') {
+                repo.to_string()
+            } else {
+                format!("_/{repo}")
+            }
+        )
     };
     let mut args = vec!["clone".to_string()];
     args.extend(rest.get(dd + 1..).unwrap_or_default().iter().cloned());
@@ -1400,7 +1405,14 @@ fn repo_clone_files(rest: &[String]) -> Result<Vec<LocalFile>, String> {
     args.push(url);
     args.extend(pos.get(1).map(|d| d.to_string()));
     let inv = crate::grammar::git::parse(&args);
-    Ok(inv.files.into_iter().map(|f| LocalFile { flag: format!("repo clone {}", f.flag), ..f }).collect())
+    Ok(inv
+        .files
+        .into_iter()
+        .map(|f| LocalFile {
+            flag: format!("repo clone {}", f.flag),
+            ..f
+        })
+        .collect())
 }
 
 fn git_clone_flags_judged(rest: &[String]) -> bool {
@@ -2038,7 +2050,14 @@ mod tests {
         let inv = parse(&argv(&["api", "-X", "DELETE", "graphql", "-f", "query={ viewer { login } }"]));
         assert_eq!(requests(&inv), vec!["POST /graphql", "DELETE /graphql"]);
         assert!(inv.actions.iter().any(|a| a.verb == "api" && a.has("method=DELETE")));
-        let inv = parse(&argv(&["api", "-X", "HEAD", "graphql", "-f", "query=mutation { addStar(input: {}) { x } }"]));
+        let inv = parse(&argv(&[
+            "api",
+            "-X",
+            "HEAD",
+            "graphql",
+            "-f",
+            "query=mutation { addStar(input: {}) { x } }",
+        ]));
         assert!(inv.actions.iter().any(|a| a.has("graphql-mutation")), "{:?}", inv.actions);
         let inv = parse(&argv(&["api", "graphql", "-H", "X-HTTP-Method-Override: PUT", "-f", "query={ x }"]));
         assert!(

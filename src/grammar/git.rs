@@ -821,7 +821,8 @@ fn push(args: &[String], cx: &Cx) -> Result<Action, String> {
     // What the configuration decides where argv does not: `push.followTags` sends tags,
     // `push.recurseSubmodules` pushes submodules, `remote.<name>.mirror` mirrors.
     if !said(&p, "follow-tags") {
-        a.config.push(ConfigEffect::one(&["push.followtags".into()], ConfigTest::True, &["tags"]));
+        a.config
+            .push(ConfigEffect::one(&["push.followtags".into()], ConfigTest::True, &["tags"]));
     }
     if !said(&p, "recurse-submodules") {
         a.config.push(ConfigEffect::one(
@@ -832,7 +833,8 @@ fn push(args: &[String], cx: &Cx) -> Result<Action, String> {
     }
     if !on(&p, "mirror") {
         let r = repository.filter(|r| configured_name(r)).unwrap_or("*");
-        a.config.push(ConfigEffect::one(&[format!("remote.{r}.mirror")], ConfigTest::True, &["mirror"]));
+        a.config
+            .push(ConfigEffect::one(&[format!("remote.{r}.mirror")], ConfigTest::True, &["mirror"]));
     }
     let refspecs = pos.get(1..).unwrap_or_default();
     if refspecs.is_empty() && !tags && !a.has("all-branches") && !a.has("mirror") {
@@ -1066,7 +1068,9 @@ fn fetch_config(a: &mut Action, p: &Parsed, refspecs: &[&str], remote: Option<&s
     if local && !said(p, "prune") {
         a.config.push(ConfigEffect::one(&prune_keys, ConfigTest::True, &["force-local"]));
     }
-    if !said(p, "prune-tags") && !(said(p, "prune") && !on(p, "prune")) {
+    // Unless argv decides pruning tags, or turns pruning off.
+    let prune_off = said(p, "prune") && !on(p, "prune");
+    if !said(p, "prune-tags") && !prune_off {
         let mut when = vec![ConfigCond {
             keys: tag_keys,
             test: ConfigTest::True,
@@ -1607,7 +1611,9 @@ fn worktree(args: &[String]) -> Result<Action, String> {
 /// `expire` and `delete` with `-n`/`--dry-run` only show.
 fn reflog(args: &[String]) -> Result<Vec<Action>, String> {
     match args.first().map(String::as_str) {
-        Some(sub @ ("expire" | "delete")) if on(&scan(&args[1..], REFLOG_EXPIRE_OPTS)?, "dry-run") => Ok(vec![dry(&format!("reflog {sub}"))]),
+        Some(sub @ ("expire" | "delete")) if on(&scan(&args[1..], REFLOG_EXPIRE_OPTS)?, "dry-run") => {
+            Ok(vec![dry(&format!("reflog {sub}"))])
+        }
         Some(sub @ ("show" | "list" | "exists" | "expire" | "delete" | "drop")) => {
             let a = Action::new(format!("reflog {sub}"));
             Ok(if sub == "show" { with_output_check(a, &args[1..]) } else { vec![a] })
@@ -1820,7 +1826,8 @@ fn rebase(args: &[String], cx: &Cx) -> Result<Action, String> {
     if on(&p, "update-refs") {
         a.add("update-refs");
     } else if !said(&p, "update-refs") {
-        a.config.push(ConfigEffect::one(&["rebase.updaterefs".into()], ConfigTest::True, &["update-refs"]));
+        a.config
+            .push(ConfigEffect::one(&["rebase.updaterefs".into()], ConfigTest::True, &["update-refs"]));
     }
     mark_strategy(&mut a, &p);
     let pos = p.positionals();
@@ -3407,10 +3414,7 @@ mod tests {
             acts(&["fetch", "upstream", "main:refs/remotes/origin/main"]),
             one("fetch", &["remote-refs"])
         );
-        assert_eq!(
-            acts(&["fetch", "origin", "+x:refs/replace/abc"]),
-            one("fetch", &["special-refs"])
-        );
+        assert_eq!(acts(&["fetch", "origin", "+x:refs/replace/abc"]), one("fetch", &["special-refs"]));
         assert_eq!(acts(&["fetch", "origin", "main:main"]), one("fetch", &["local-refs"]));
         assert_eq!(acts(&["fetch", "--multiple", "origin", "upstream"]), one("fetch", &[]));
         assert_eq!(acts(&["fetch", "--tags", "origin"]), one("fetch", &[]));
@@ -3447,7 +3451,14 @@ mod tests {
 
     #[test]
     fn fetch_into_refs_git_reads_specially_is_marked_special_refs() {
-        for dst in ["refs/replace/0bc6", "refs/notes/commits", "refs/stash", "refs/bisect/bad", "refs/original/refs/heads/x", "refs/*"] {
+        for dst in [
+            "refs/replace/0bc6",
+            "refs/notes/commits",
+            "refs/stash",
+            "refs/bisect/bad",
+            "refs/original/refs/heads/x",
+            "refs/*",
+        ] {
             assert_eq!(marks(&["fetch", "origin", &format!("feat:{dst}")]), vec!["special-refs"], "{dst}");
         }
         assert_eq!(marks(&["pull", "origin", "feat:refs/replace/x"]), vec!["special-refs"]);
@@ -4060,29 +4071,56 @@ mod tests {
     fn configuration_that_widens_a_call_where_argv_is_silent_gives_its_marks() {
         let glob = "refs/heads/*:refs/heads/*";
         // fetch.prune, remote.<name>.prune (which wins over it), with a refspec onto local refs.
-        assert_eq!(config_marks(&["fetch", "origin", glob], &[("fetch.prune", "true")]), vec!["force-local"]);
-        assert!(config_marks(&["fetch", "origin", glob], &[("fetch.prune", "true"), ("remote.origin.prune", "false")]).is_empty());
-        assert_eq!(config_marks(&["fetch", "origin", glob], &[("remote.origin.prune", "yes")]), vec!["force-local"]);
+        assert_eq!(
+            config_marks(&["fetch", "origin", glob], &[("fetch.prune", "true")]),
+            vec!["force-local"]
+        );
+        assert!(
+            config_marks(
+                &["fetch", "origin", glob],
+                &[("fetch.prune", "true"), ("remote.origin.prune", "false")]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            config_marks(&["fetch", "origin", glob], &[("remote.origin.prune", "yes")]),
+            vec!["force-local"]
+        );
         assert!(config_marks(&["fetch", "--no-prune", "origin", glob], &[("fetch.prune", "true")]).is_empty());
         assert!(config_marks(&["fetch", "origin"], &[("fetch.prune", "true")]).is_empty());
-        assert_eq!(config_marks(&["pull", "origin", glob], &[("fetch.prune", "1")]), vec!["force-local"]);
+        assert_eq!(
+            config_marks(&["pull", "origin", glob], &[("fetch.prune", "1")]),
+            vec!["force-local"]
+        );
         // pruneTags deletes local tags when pruning.
         assert!(config_marks(&["fetch", "origin"], &[("fetch.prunetags", "true")]).is_empty());
         assert_eq!(
             config_marks(&["fetch", "origin"], &[("fetch.prunetags", "true"), ("fetch.prune", "true")]),
             vec!["force-local"]
         );
-        assert_eq!(config_marks(&["fetch", "-p"], &[("remote.up.prunetags", "true")]), vec!["force-local"]);
+        assert_eq!(
+            config_marks(&["fetch", "-p"], &[("remote.up.prunetags", "true")]),
+            vec!["force-local"]
+        );
         // A configured refspec that stores into local branches.
         assert_eq!(
-            config_marks(&["fetch", "origin", "main"], &[("remote.origin.fetch", "+refs/heads/*:refs/heads/*")]),
+            config_marks(
+                &["fetch", "origin", "main"],
+                &[("remote.origin.fetch", "+refs/heads/*:refs/heads/*")]
+            ),
             vec!["force-local"]
         );
         assert!(config_marks(&["fetch"], &[("remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")]).is_empty());
         // rebase.updateRefs, for a rebase and a rebasing pull.
-        assert_eq!(config_marks(&["rebase", "main"], &[("rebase.updaterefs", "true")]), vec!["update-refs"]);
+        assert_eq!(
+            config_marks(&["rebase", "main"], &[("rebase.updaterefs", "true")]),
+            vec!["update-refs"]
+        );
         assert!(config_marks(&["rebase", "--no-update-refs", "main"], &[("rebase.updaterefs", "true")]).is_empty());
-        assert_eq!(config_marks(&["pull", "--rebase"], &[("rebase.updaterefs", "true")]), vec!["update-refs"]);
+        assert_eq!(
+            config_marks(&["pull", "--rebase"], &[("rebase.updaterefs", "true")]),
+            vec!["update-refs"]
+        );
         assert!(config_marks(&["pull"], &[("rebase.updaterefs", "true")]).is_empty());
         assert_eq!(
             config_marks(&["pull"], &[("rebase.updaterefs", "true"), ("pull.rebase", "merges")]),
@@ -4090,13 +4128,19 @@ mod tests {
         );
         assert!(config_marks(&["pull", "--no-rebase"], &[("rebase.updaterefs", "true"), ("pull.rebase", "true")]).is_empty());
         // push.followTags, push.recurseSubmodules, remote.<name>.mirror.
-        assert_eq!(config_marks(&["push", "origin", "feat"], &[("push.followtags", "true")]), vec!["tags"]);
+        assert_eq!(
+            config_marks(&["push", "origin", "feat"], &[("push.followtags", "true")]),
+            vec!["tags"]
+        );
         assert!(config_marks(&["push", "--no-follow-tags", "origin", "feat"], &[("push.followtags", "true")]).is_empty());
         assert_eq!(
             config_marks(&["push", "origin", "feat"], &[("push.recursesubmodules", "on-demand")]),
             vec!["submodule-push"]
         );
-        assert_eq!(config_marks(&["push", "origin", "feat"], &[("remote.origin.mirror", "true")]), vec!["mirror"]);
+        assert_eq!(
+            config_marks(&["push", "origin", "feat"], &[("remote.origin.mirror", "true")]),
+            vec!["mirror"]
+        );
         assert!(config_marks(&["push", "origin", "feat"], &[("remote.other.mirror", "true")]).is_empty());
     }
 
@@ -4111,7 +4155,10 @@ mod tests {
         assert_eq!(out, vec!["log", "--output"]);
         assert_eq!(acts(&["bisect", "view", "show"]), one("show", &[]));
         // git refuses `reset --hard --bisect --` too.
-        assert_eq!(problem(&["bisect", "view", "reset", "--hard"]), Some("unknown option --bisect".into()));
+        assert_eq!(
+            problem(&["bisect", "view", "reset", "--hard"]),
+            Some("unknown option --bisect".into())
+        );
         // tig or git…: a program from PATH.
         assert_eq!(acts(&["bisect", "view", "gitk"]), one("bisect view program", &[]));
         assert_eq!(acts(&["bisect", "view", "tig"]), one("bisect view program", &[]));
@@ -4126,7 +4173,10 @@ mod tests {
             acts(&["reflog", "expire", "--dry-run", "--no-dry-run", "--expire=now", "--all"]),
             one("reflog expire", &[])
         );
-        assert_eq!(acts(&["reflog", "expire", "--no-dry-run", "-n", "--all"]), one("reflog expire dry-run", &[]));
+        assert_eq!(
+            acts(&["reflog", "expire", "--no-dry-run", "-n", "--all"]),
+            one("reflog expire dry-run", &[])
+        );
         assert_eq!(acts(&["reflog", "delete", "-n", "--no-d", "HEAD@{1}"]), one("reflog delete", &[]));
     }
 

@@ -125,7 +125,10 @@ pub fn method_overrides<S: AsRef<str>>(headers: &[S]) -> Vec<String> {
 /// look at bodies treat it as unknown already.
 pub fn param_overrides(url_or_target: &str, body: &Body) -> Vec<String> {
     let mut out = Vec::new();
-    let query = url_or_target.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
+    let query = url_or_target
+        .split_once('?')
+        .map(|(_, q)| q.split('#').next().unwrap_or(""))
+        .unwrap_or("");
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if percent_decode(&k.replace('+', " ")) == "_method" {

@@ -146,7 +146,8 @@ impl Endpoint {
             Body::Fields(_) => self.body.iter().any(|(k, want)| match body.field(k) {
                 Some(v) => {
                     let short = v.strip_prefix("refs/heads/").unwrap_or(v);
-                    want.iter().any(|w| w == "*" || w.eq_ignore_ascii_case(v) || w.eq_ignore_ascii_case(short))
+                    want.iter()
+                        .any(|w| w == "*" || w.eq_ignore_ascii_case(v) || w.eq_ignore_ascii_case(short))
                 }
                 None => absent(want),
             }),

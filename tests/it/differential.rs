@@ -444,7 +444,13 @@ fn request_floor(r: &crate::http_server::Request, strip: &[&str]) -> (u8, String
     let segs: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect();
     let seg = |k: usize| segs.get(k).map(String::as_str).unwrap_or("");
     let fields = request_fields(query, &r.body);
-    let field = |k: &str| fields.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(k)).map(|(_, v)| v.as_str());
+    let field = |k: &str| {
+        fields
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.as_str())
+    };
     let mut methods = vec![r.method.to_ascii_uppercase()];
     for (k, v) in &r.headers {
         if matches!(k.as_str(), "x-http-method-override" | "x-http-method" | "x-method-override") {
@@ -478,7 +484,10 @@ fn request_floor(r: &crate::http_server::Request, strip: &[&str]) -> (u8, String
             _ => raise(2, format!("{m}: a write")),
         }
         // The Docker Engine API, on any port.
-        if seg(0).starts_with("v1.") || matches!(seg(0), "containers" | "exec" | "swarm" | "build") || (seg(0), seg(1)) == ("images", "create") {
+        if seg(0).starts_with("v1.")
+            || matches!(seg(0), "containers" | "exec" | "swarm" | "build")
+            || (seg(0), seg(1)) == ("images", "create")
+        {
             raise(4, format!("{m} {path}: the Docker Engine API"));
         }
         let numbered = |k: usize| !seg(k).is_empty() && seg(k).bytes().all(|b| b.is_ascii_digit());
@@ -501,7 +510,10 @@ fn request_floor(r: &crate::http_server::Request, strip: &[&str]) -> (u8, String
             }
             if (seg(k), seg(k + 1)) == ("git", "refs") {
                 let named = segs[k + 2..].join("/");
-                let branch = named.strip_prefix("heads/").map(str::to_string).or_else(|| field("ref").map(str::to_string));
+                let branch = named
+                    .strip_prefix("heads/")
+                    .map(str::to_string)
+                    .or_else(|| field("ref").map(str::to_string));
                 if branch.as_deref().is_some_and(|b| default_branch(Some(b))) {
                     raise(4, format!("{m} {path}: the default branch's ref written"));
                 }
@@ -513,21 +525,37 @@ fn request_floor(r: &crate::http_server::Request, strip: &[&str]) -> (u8, String
             if seg(k) == "hooks" {
                 raise(3, format!("{m} {path}: a webhook (data sent elsewhere)"));
             }
-            if ["delete", "destroy", "drop", "purge", "truncate", "wipe", "flush"].iter().any(|w| seg(k).contains(w)) {
+            if ["delete", "destroy", "drop", "purge", "truncate", "wipe", "flush"]
+                .iter()
+                .any(|w| seg(k).contains(w))
+            {
                 raise(3, format!("{m} {path}: a destructive action"));
             }
             if (seg(k), seg(k + 1)) == ("_cluster", "settings") {
                 raise(3, format!("{m} {path}: cluster settings"));
             }
         }
-        if !write && matches!(segs.last().map(String::as_str), Some("keys" | "secrets" | "tokens" | "credentials" | "variables")) {
+        if !write
+            && matches!(
+                segs.last().map(String::as_str),
+                Some("keys" | "secrets" | "tokens" | "credentials" | "variables")
+            )
+        {
             raise(3, format!("{m} {path}: secret values read"));
         }
         if graphql {
             let doc = field("query").unwrap_or("").to_string();
             let compact: String = doc.chars().filter(|c| !c.is_whitespace()).collect();
             if compact.contains("mutation") {
-                let forbidden = ["mergePullRequest", "enablePullRequestAutoMerge", "deleteRef", "updateRef", "createCommitOnBranch", "deleteRepository", "createRef"];
+                let forbidden = [
+                    "mergePullRequest",
+                    "enablePullRequestAutoMerge",
+                    "deleteRef",
+                    "updateRef",
+                    "createCommitOnBranch",
+                    "deleteRepository",
+                    "createRef",
+                ];
                 if forbidden.iter().any(|f| compact.contains(f)) || (compact.contains("PullRequestReview") && compact.contains("APPROVE")) {
                     raise(4, format!("graphql: {doc}"));
                 } else {
@@ -620,14 +648,7 @@ fn normalised(target: &str) -> String {
 /// is an HTTP call the gate judged request by request (curl, `gh api`), so every path sent must
 /// be one it judged; other gh commands are judged by their verb, and only the tier is compared.
 #[allow(clippy::too_many_arguments)]
-fn compare(
-    what: &str,
-    j: &Judged,
-    sent: &[crate::http_server::Request],
-    strip: &[&str],
-    paths: bool,
-    failures: &mut Vec<String>,
-) -> usize {
+fn compare(what: &str, j: &Judged, sent: &[crate::http_server::Request], strip: &[&str], paths: bool, failures: &mut Vec<String>) -> usize {
     let judged_paths: BTreeSet<String> = j
         .requests
         .iter()
@@ -759,14 +780,7 @@ fn the_real_curl_sends_nothing_the_gate_did_not_judge() {
         let mut c = Command::new(&curl);
         c.arg("-q").args(&args).current_dir(&work).env_clear().env("HOME", tmp.path());
         run_real(c);
-        requests += compare(
-            &format!("curl {}", args.join(" ")),
-            &j,
-            &srv.requests(),
-            &[],
-            true,
-            &mut failures,
-        );
+        requests += compare(&format!("curl {}", args.join(" ")), &j, &srv.requests(), &[], true, &mut failures);
     }
     eprintln!("curl: {} variants, {allowed} allowed, {requests} requests judged", seen.len());
     assert!(

@@ -901,9 +901,12 @@ fn fresh(w: &World, n: usize) -> PathBuf {
     dir
 }
 
+/// What a base asks for before its call: the operator's settings, and a git command to run.
+type Setup<'a> = (Vec<(&'a str, &'a str)>, Option<Vec<&'a str>>);
+
 /// The `@key=value` settings in front of a base, the `!… ;; ` command to run first, and the
 /// rest.
-fn operator_settings(base: &str) -> (Vec<(&str, &str)>, Option<Vec<&str>>, &str) {
+fn operator_settings(base: &str) -> (Setup<'_>, &str) {
     let mut rest = base;
     let mut out = Vec::new();
     while let Some(r) = rest.strip_prefix('@') {
@@ -917,7 +920,7 @@ fn operator_settings(base: &str) -> (Vec<(&str, &str)>, Option<Vec<&str>>, &str)
         first = Some(cmd.split(' ').collect());
         rest = tail;
     }
-    (out, first, rest)
+    ((out, first), rest)
 }
 
 fn words(base: &str, w: &World, n: usize) -> Vec<String> {
@@ -954,7 +957,7 @@ fn the_gate_never_allows_what_the_real_git_does_above_the_tier() {
                 loop {
                     let n = next.fetch_add(1, Ordering::SeqCst);
                     let Some((b, how)) = calls.get(n) else { break };
-                    let (settings, first, base) = operator_settings(BASES[*b]);
+                    let ((settings, first), base) = operator_settings(BASES[*b]);
                     let base = words(base, &w, n);
                     let args = match how.strip_prefix('#') {
                         Some(seed) => variant(&base, &mut Rng(seed.parse::<u64>().unwrap() | 1)),

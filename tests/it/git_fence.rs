@@ -427,8 +427,12 @@ fn the_operators_rebase_update_refs_makes_a_rebase_rewrite_other_branches_so_it_
             ],
             &[("HOME", "/nonexistent")],
         );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-        (v["verdict"].as_str().unwrap_or("").to_string(), v["rule"].as_str().unwrap_or("").to_string())
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        (
+            v["verdict"].as_str().unwrap_or("").to_string(),
+            v["rule"].as_str().unwrap_or("").to_string(),
+        )
     };
     assert_eq!(explain("2").0, "allow");
     // The operator's repository configuration (root's, the agent cannot write it).

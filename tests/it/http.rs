@@ -929,12 +929,22 @@ fn request_files_changed_after_the_check_reach_the_server_as_the_gate_read_them(
     }
     fresh();
     srv.forget();
-    let out = run(&env, &work, "curl", &["-s", "-H", "@hdr.txt", &format!("{}/items/1", srv.url())], 2, false);
+    let out = run(
+        &env,
+        &work,
+        "curl",
+        &["-s", "-H", "@hdr.txt", &format!("{}/items/1", srv.url())],
+        2,
+        false,
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(srv.requests()[0].method, "GET");
     assert_eq!(srv.requests()[0].header("x-trace"), Some("42"));
     assert_eq!(srv.requests()[0].header("x-http-method-override"), None);
-    assert_eq!(std::fs::read_to_string(work.join("hdr.txt")).unwrap(), "X-HTTP-Method-Override: DELETE\n");
+    assert_eq!(
+        std::fs::read_to_string(work.join("hdr.txt")).unwrap(),
+        "X-HTTP-Method-Override: DELETE\n"
+    );
 
     // gh: --input and -F k=@file.
     let gh = swapping(&env.real, "gh");
