@@ -53,13 +53,13 @@ fn dry_run_prints_the_call_and_runs_nothing() {
     for v in ["1", "true", "TRUE", "yes", "Yes", "on", "y", " true", "true\n"] {
         let r = env.run(
             "docker",
-            &["restart", "-s", "SIG TERM", "api"],
+            &["restart", "-s", "SIGTERM ", "api"],
             &[("CLAUDEOPS_TIER", "2"), ("CLAUDEOPS_DRY_RUN", v)],
         );
         assert_eq!(r.code(), 0, "{v:?}: {}", r.stderr());
         assert_eq!(
             r.stderr(),
-            "[skill:container-ops] DRY RUN: would run: docker restart -s 'SIG TERM' api\n",
+            "[skill:container-ops] DRY RUN: would run: docker restart -s 'SIGTERM ' api\n",
             "{v:?}"
         );
         assert_eq!(env.received("docker"), None, "{v:?}");

@@ -286,7 +286,7 @@ fn replace_refs_do_not_hide_from_the_scope_check_what_a_push_sends() {
     );
     // And the fetch that would plant such a ref is tier 3.
     let r = fx.run(&["fetch", "origin", &format!("+feat:refs/replace/{evil}")], "2", &[]);
-    refused_by(&fx.env, &r, "git.fetch.force-local");
+    refused_by(&fx.env, &r, "git.fetch.special-refs");
 }
 
 #[test]
