@@ -196,6 +196,10 @@ pub static DOCKER: Vocabulary = Vocabulary {
             "security-opt",
             "loosening a container's confinement (--security-opt other than no-new-privileges)",
         ),
+        Word::new(
+            "signal",
+            "stop or restart with a chosen signal other than SIGTERM, or -t 0 (docker kill)",
+        ),
         Word::new("ssh", "forwarding SSH credentials into a build (--ssh)"),
         Word::new(
             "volume-opt",
@@ -360,7 +364,7 @@ pub static GIT: Vocabulary = Vocabulary {
         ),
         Word::new(
             "force-local",
-            "rewriting or deleting local branches or tags by fetching (+refspec or --force onto a local ref, --tags --force, --prune-tags, refspecs from --stdin)",
+            "rewriting or deleting local branches or tags by fetching (+refspec, --force or --prune onto a local ref, --tags --force, --prune-tags, refspecs from --stdin, the same from the configuration)",
         ),
         Word::new("hard", "git reset --hard (throws away uncommitted work)"),
         Word::new(
@@ -406,8 +410,15 @@ pub static GIT: Vocabulary = Vocabulary {
             "shared",
             "git init --shared (writes core.sharedRepository: who may write the repository)",
         ),
+        Word::new(
+            "special-refs",
+            "fetching into a ref outside refs/heads/, refs/tags/ and refs/remotes/ (refs/replace/, refs/notes/, refs/stash, refs/bisect/)",
+        ),
         Word::new("submodule-push", "pushing submodules along (--recurse-submodules=on-demand|only)"),
-        Word::new("tags", "pushing or fetching tags (--tags, --follow-tags, a tag refspec)"),
+        Word::new(
+            "tags",
+            "pushing or fetching tags (--tags, --follow-tags or push.followTags, a tag refspec)",
+        ),
         Word::new(
             "template",
             "git clone/init --template (installs hooks and files from any directory)",
@@ -423,7 +434,7 @@ pub static GIT: Vocabulary = Vocabulary {
         Word::new("unsafe-paths", "git apply --unsafe-paths (writes outside the working tree)"),
         Word::new(
             "update-refs",
-            "git rebase --update-refs (rewrites every other branch that points into the rebased commits)",
+            "git rebase --update-refs, or rebase.updateRefs for a rebase or rebasing pull (rewrites every other branch that points into the rebased commits)",
         ),
         Word::new(
             "writes-files",
