@@ -14,6 +14,17 @@ use crate::install::InstallConfig;
 use crate::policy::Policy;
 use crate::tool::Tool;
 
+/// Where `tool` was looked for, for the "not installed at" message: each `real_dirs` entry
+/// joined with the tool's name, or what to configure when there is none.
+fn missing_candidates(dirs: &[PathBuf], tool: Tool) -> String {
+    let names: Vec<String> = dirs.iter().map(|d| d.join(tool.name()).display().to_string()).collect();
+    match names.as_slice() {
+        [] => format!("any path (tiershim.yaml names no `real.{}` and no `real_dirs`)", tool.name()),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
 /// The real binary for `tool`: `real.<tool>` from the config, else the first `real_dirs` entry
 /// that has it. A path that is tiershim itself is an error (no exec loop).
 pub fn resolve_real(cfg: &InstallConfig, tool: Tool) -> Result<PathBuf> {
@@ -32,12 +43,7 @@ pub fn resolve_real(cfg: &InstallConfig, tool: Tool) -> Result<PathBuf> {
             match found {
                 Some(p) => p,
                 None => {
-                    let dirs: Vec<String> = cfg.real_dirs.iter().map(|d| d.display().to_string()).collect();
-                    let path = if dirs.is_empty() {
-                        format!("any path (tiershim.yaml names no `real.{}` and no `real_dirs`)", tool.name())
-                    } else {
-                        format!("{}/{}", dirs.join(":"), tool.name())
-                    };
+                    let path = missing_candidates(&cfg.real_dirs, tool);
                     return Err(Error::RealMissing {
                         tool: tool.name().into(),
                         path,
@@ -215,6 +221,17 @@ mod tests {
                 .collect(),
             resets.into_iter().map(|r| (r.var, r.action)).collect(),
         )
+    }
+
+    #[test]
+    fn a_missing_tool_names_each_place_it_was_looked_for() {
+        let dirs = [PathBuf::from("/usr/local/bin"), PathBuf::from("/usr/bin"), PathBuf::from("/bin")];
+        assert_eq!(
+            missing_candidates(&dirs, Tool::Helm),
+            "/usr/local/bin/helm, /usr/bin/helm or /bin/helm"
+        );
+        assert_eq!(missing_candidates(&dirs[1..2], Tool::Docker), "/usr/bin/docker");
+        assert!(missing_candidates(&[], Tool::Git).contains("no `real.git` and no `real_dirs`"));
     }
 
     #[test]
