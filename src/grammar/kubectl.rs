@@ -650,6 +650,20 @@ fn resource(t: &str) -> &str {
     t.split('.').next().unwrap_or(t)
 }
 
+/// What a `--raw` path reaches, read as the API server reads it: percent-escapes decoded once
+/// (Go's URL parsing does, so `%73ecrets` is `secrets`) and any case. A path through a
+/// `proxy` subresource reaches a pod's, service's or node's own HTTP endpoints, which no rule
+/// here judges.
+fn raw_path_marks(raw: &str, a: &mut Action) {
+    let path = crate::grammar::http::percent_decode(raw).to_ascii_lowercase();
+    if is_secret(&path) {
+        a.add("secret");
+    }
+    if path.split(['/', '?']).any(|seg| seg == "proxy") {
+        a.add("raw-proxy");
+    }
+}
+
 fn is_secret(t: &str) -> bool {
     t.contains("secret")
 }
@@ -736,9 +750,7 @@ fn command(
             }
             if let Some(raw) = p.last("raw") {
                 a.add("raw");
-                if is_secret(&raw.to_ascii_lowercase()) {
-                    a.add("secret");
-                }
+                raw_path_marks(raw, &mut a);
             }
             if resource_words(operands).iter().any(|(t, _)| is_secret(t)) {
                 a.add("secret");

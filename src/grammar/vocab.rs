@@ -627,6 +627,10 @@ pub static KUBECTL: Vocabulary = Vocabulary {
             "a Kubernetes secret read (a resource type with `secret` in its name, or a --raw path)",
         ),
         Word::new("raw", "get --raw: a request to an API path as written"),
+        Word::new(
+            "raw-proxy",
+            "get --raw through a proxy subresource: a pod's, service's or node's own HTTP endpoint",
+        ),
         Word::new("from-file", "get -f/-k: the resources come from files (which can name a secret)"),
         Word::new("stdin", "-f -: objects read from stdin"),
         Word::new("remote-file", "-f <URL> or -k <remote>: objects fetched from elsewhere"),
