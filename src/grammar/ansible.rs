@@ -37,7 +37,7 @@
 //! does when neither word is given.
 
 use crate::grammar::opts::{self, Opt, Parsed, Style, Unknown};
-use crate::grammar::{Access, Action, Claim, Invocation, LocalFile, Target};
+use crate::grammar::{Access, Action, Claim, Invocation, LocalFile, Target, Understood};
 use crate::tool::Tool;
 
 /// Nothing to insert: the hardening is the environment, the pins and the operator-owned files.
@@ -187,21 +187,9 @@ pub fn parse_galaxy(args: &[String]) -> Invocation {
     finish(Invocation::new(Tool::AnsibleGalaxy, args), galaxy(args))
 }
 
-type Understood = (Vec<Action>, Vec<Claim>, Vec<LocalFile>);
-
-fn finish(mut inv: Invocation, r: Result<Understood, String>) -> Invocation {
-    match r {
-        Ok((actions, claims, files)) => {
-            inv.actions = actions;
-            inv.claims = claims;
-            inv.files = files;
-            inv
-        }
-        Err(problem) => {
-            let tool = inv.tool;
-            inv.with_problem(format!("{tool}: {problem}"))
-        }
-    }
+fn finish(inv: Invocation, r: Result<Understood, String>) -> Invocation {
+    let tool = inv.tool;
+    inv.understood(r.map_err(|problem| format!("{tool}: {problem}")))
 }
 
 fn playbook(args: &[String]) -> Result<Understood, String> {

@@ -187,16 +187,7 @@ pub fn parse(args: &[String]) -> Invocation {
 
 /// The call, with the mailboxes `git am` reads as the gate read them (`script_input`).
 pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
-    let mut inv = Invocation::new(Tool::Git, args);
-    match parse_call(args, inputs) {
-        Ok((actions, claims, files)) => {
-            inv.actions = actions;
-            inv.claims = claims;
-            inv.files = files;
-            inv
-        }
-        Err(problem) => inv.with_problem(problem),
-    }
+    Invocation::new(Tool::Git, args).understood(parse_call(args, inputs))
 }
 
 /// The verbs that write the repository itself whatever the call's files (objects, remote-tracking

@@ -29,7 +29,7 @@
 
 use crate::grammar::cobra::{self, Cmd, Found};
 use crate::grammar::opts::{Opt, Parsed};
-use crate::grammar::{Access, Action, Claim, Invocation, LocalFile, Target};
+use crate::grammar::{Access, Action, Claim, Invocation, LocalFile, Target, Understood};
 use crate::tool::Tool;
 
 /// Nothing to insert: helm's hardening is the environment and the pinned settings.
@@ -357,19 +357,8 @@ const TREE: &[Cmd] = &[
 ];
 
 pub fn parse(args: &[String]) -> Invocation {
-    let mut inv = Invocation::new(Tool::Helm, args);
-    match parse_call(args) {
-        Ok((actions, claims, files)) => {
-            inv.actions = actions;
-            inv.claims = claims;
-            inv.files = files;
-            inv
-        }
-        Err(problem) => inv.with_problem(format!("helm: {problem}")),
-    }
+    Invocation::new(Tool::Helm, args).understood(parse_call(args).map_err(|problem| format!("helm: {problem}")))
 }
-
-type Understood = (Vec<Action>, Vec<Claim>, Vec<LocalFile>);
 
 fn parse_call(args: &[String]) -> Result<Understood, String> {
     let found = cobra::find(args, GLOBAL, TREE, &cobra::PFLAG)?;

@@ -491,6 +491,20 @@ impl Invocation {
         self
     }
 
+    /// This call with what its grammar made of it: the actions, claims and local files, or the
+    /// problem that kept it from being understood.
+    pub fn understood(mut self, r: Result<Understood, String>) -> Invocation {
+        match r {
+            Ok((actions, claims, files)) => {
+                self.actions = actions;
+                self.claims = claims;
+                self.files = files;
+                self
+            }
+            Err(problem) => self.with_problem(problem),
+        }
+    }
+
     /// The verb shown in logs: the first action's, or `?` when the call was not understood.
     pub fn verb(&self) -> String {
         match self.actions.first() {

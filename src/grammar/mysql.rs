@@ -182,16 +182,7 @@ pub fn parse(args: &[String]) -> Invocation {
 }
 
 pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
-    let inv = Invocation::new(Tool::Mysql, args);
-    match read(args, inputs) {
-        Ok((actions, claims, files)) => {
-            let mut inv = actions.into_iter().fold(inv, Invocation::with_action);
-            inv.claims = claims;
-            inv.files = files;
-            inv
-        }
-        Err(problem) => inv.with_problem(problem),
-    }
+    Invocation::new(Tool::Mysql, args).understood(read(args, inputs))
 }
 
 /// The client reads stdin unless it was given `-e` (or only prints help or its version).

@@ -84,16 +84,7 @@ pub fn parse(args: &[String]) -> Invocation {
 
 /// The call, with the scripts it reads as the gate found them.
 pub fn parse_with(args: &[String], inputs: &Inputs) -> Invocation {
-    let inv = Invocation::new(Tool::Psql, args);
-    match read(args, inputs) {
-        Ok((actions, claims, files)) => {
-            let mut inv = actions.into_iter().fold(inv, Invocation::with_action);
-            inv.claims = claims;
-            inv.files = files;
-            inv
-        }
-        Err(problem) => inv.with_problem(problem),
-    }
+    Invocation::new(Tool::Psql, args).understood(read(args, inputs))
 }
 
 /// The scripts psql would read: every `-f FILE` (the argv index of its value), and stdin for
