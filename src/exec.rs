@@ -153,6 +153,31 @@ pub fn child_env(
     (env, resets)
 }
 
+/// Set `vars` in the child's environment `env` over whatever it held (a caller's value that
+/// passed, an operator's pin), and log each one whose value is not the caller's as `set`.
+pub fn force(
+    env: &mut Vec<(OsString, OsString)>,
+    resets: &mut Vec<EnvReset>,
+    caller: &[(OsString, OsString)],
+    vars: &[(&'static str, String)],
+) {
+    for (k, v) in vars {
+        env.retain(|(ek, _)| ek != k);
+        env.push((OsString::from(k), OsString::from(v)));
+        resets.retain(|r| r.var != *k);
+        if caller
+            .iter()
+            .find(|(ck, _)| ck == k)
+            .is_none_or(|(_, cv)| cv.as_os_str() != v.as_str())
+        {
+            resets.push(EnvReset {
+                var: k.to_string(),
+                action: "set",
+            });
+        }
+    }
+}
+
 /// Replace this process with the real tool. Returns only on failure.
 ///
 /// `execve` itself, not `Command::exec`: std's exec falls back to running the file with

@@ -157,6 +157,8 @@ struct Run {
     env: Vec<(OsString, OsString)>,
     resets: Vec<EnvReset>,
     failure: Option<Error>,
+    /// What must stay open until exec: the real ssh of a hardened ansible (`crate::ansible_ssh`).
+    kept: Option<std::os::fd::OwnedFd>,
 }
 
 impl Run {
@@ -167,12 +169,30 @@ impl Run {
         let ready = exec::resolve_real(cfg, d.tool).and_then(|p| Ok((p, cfg.tool_home()?, cfg.pins()?)));
         match ready {
             Ok((p, home, pins)) => {
-                let (env, resets) = exec::child_env(&ctx.env, policy, &pins, Some(home), d.effective_tier);
+                let (mut env, mut resets) = exec::child_env(&ctx.env, policy, &pins, Some(home), d.effective_tier);
+                // ansible's ssh connection: the real ssh, pinned by the gate.
+                let mut kept = None;
+                if crate::ansible_ssh::connects(d.tool) {
+                    match crate::ansible_ssh::pin(cfg, &pins, crate::ansible_ssh::agent_home().as_deref()) {
+                        Ok(Some(pinned)) => {
+                            exec::force(&mut env, &mut resets, &ctx.env, &pinned.vars);
+                            kept = pinned.kept;
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            return Run {
+                                failure: Some(e),
+                                ..Run::default()
+                            };
+                        }
+                    }
+                }
                 Run {
                     real: Some(p),
                     env,
                     resets,
                     failure: None,
+                    kept,
                 }
             }
             Err(e) => Run {
@@ -345,7 +365,10 @@ fn gate(ctx: &Context, tool: Tool) -> Result<Exit> {
     // Exec.
     match (d.verdict, run.real) {
         (Verdict::Allow, Some(real)) => {
+            // The real ssh of a hardened ansible stays open, at its descriptor, through exec.
+            let kept = run.kept;
             let failed = exec_judged(&real, &j, run.env);
+            drop(kept);
             // The real tool did not start: take the count back.
             if let Some(t) = taken {
                 let _ = t.take_back();

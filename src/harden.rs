@@ -7,6 +7,9 @@
 //!   `AT_EMPTY_PATH`, i.e. fexecve). The real tool runs with the caller's identity only.
 //! - [`command`]: a child the gate itself starts (the real git that works out the files a pull
 //!   request changes) gets the same treatment: opened with the group, run without it.
+//! - [`open_kept`]: a real tool the exec'd tool must run itself (ansible's ssh connection,
+//!   `crate::ansible_ssh`): opened while the group is held, at a fixed descriptor that stays open
+//!   across exec, so the tool reaches it as `/proc/<its pid>/fd/<N>`.
 //! - [`drop_group`]: the admin CLI (`tiershim shell`, `doctor`, …) never needs the group, so it
 //!   drops it before doing anything else.
 //!
@@ -90,6 +93,35 @@ pub fn exec_as_caller(real: &Path, argv: &[CString], envp: &[CString]) -> Error 
             Ok(never) => match never {},
         }
     }
+}
+
+/// Open `real` (while the group is held) at descriptor `target`, open across exec (not
+/// close-on-exec), for a real tool that runs it by `/proc/<pid>/fd/<target>` after the gate has
+/// become that tool. A `target` the gate itself holds (a close-on-exec descriptor: the audit
+/// log, the cooldown state's lock) is an error rather than closed under the gate; one inherited
+/// from the caller is replaced.
+pub fn open_kept(real: &Path, target: std::os::fd::RawFd) -> Result<OwnedFd> {
+    let fail = |source: std::io::Error| Error::Exec {
+        path: real.to_path_buf(),
+        source,
+    };
+    // SAFETY: F_GETFD only reads the descriptor's flags; an unused number fails with EBADF.
+    let flags = unsafe { libc::fcntl(target, libc::F_GETFD) };
+    if flags >= 0 && flags & libc::FD_CLOEXEC != 0 {
+        return Err(Error::Internal(format!(
+            "descriptor {target}, where the gate keeps {} open for the real tool, is in use by the gate",
+            real.display()
+        )));
+    }
+    let fd: OwnedFd = nix::fcntl::open(real, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()).map_err(|e| fail(e.into()))?;
+    if fd.as_raw_fd() == target {
+        nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETFD(FdFlag::empty())).map_err(|e| fail(e.into()))?;
+        return Ok(fd);
+    }
+    // SAFETY: `target` is not one of the gate's own descriptors (checked above: everything the
+    // gate opens is close-on-exec), so no other owner closes or uses it; dup2 clears
+    // close-on-exec on the copy.
+    unsafe { nix::unistd::dup2_raw(&fd, target) }.map_err(|e| fail(e.into()))
 }
 
 /// A [`Command`] that runs the real tool at `real` as the caller. Without the group this is

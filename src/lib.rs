@@ -8,6 +8,7 @@
 
 pub(crate) mod access;
 pub(crate) mod admin;
+pub(crate) mod ansible_ssh;
 pub(crate) mod audit;
 pub mod claude;
 pub(crate) mod compose;

@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the decision", &["decision"]),
     ("what a decision needs and leaves", &["audit", "facts", "remote_facts"]),
     ("exec", &["exec"]),
+    ("what exec needs opened", &["ansible_ssh"]),
     ("the driver", &["judge"]),
     ("the session inventory", &["inventory"]),
     ("the entry points", &["admin", "gate"]),

@@ -246,3 +246,144 @@ fn ansible_gets_no_caller_variable_that_changes_what_it_runs() {
     assert_eq!(got.get("ANSIBLE_NOCOLOR").map(String::as_str), Some("1"));
     assert_eq!(got.get("ANSIBLE_LOCAL_TEMP").map(String::as_str), Some("/tmp"));
 }
+
+/// The operator's playbook and inventory for the "remote" host of `h` (its sshd on 127.0.0.1):
+/// one task that copies a file into the remote user's home, which ansible sends over its ssh
+/// connection. Returns the playbook directory (root's, 0755) and the file the task writes. The
+/// inventory asks for no terminal: the test's sshd runs as an unprivileged user, which cannot
+/// hand one out (`chown(/dev/pts/N)` fails), and ansible asks for one (`-tt`) to run a module.
+fn remote_play(h: &crate::sshd::Host) -> (PathBuf, PathBuf) {
+    let dir = h.path("play");
+    std::fs::create_dir(&dir).unwrap();
+    chmod(&dir, 0o755);
+    let deployed = h.remote.home.join("deployed");
+    std::fs::write(
+        dir.join("site.yml"),
+        format!(
+            "- hosts: all\n  gather_facts: false\n  tasks:\n    - name: deploy\n      ansible.builtin.copy:\n        content: \"deployed over ssh\\n\"\n        dest: {}\n",
+            deployed.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("inventory"),
+        format!(
+            "127.0.0.1 ansible_port={} ansible_user={} ansible_python_interpreter=/usr/bin/python3 ansible_ssh_use_tty=false\n",
+            h.port, h.remote.name
+        ),
+    )
+    .unwrap();
+    (dir, deployed)
+}
+
+/// `ansible-playbook -i inventory --limit 127.0.0.1 site.yml` as the agent, through the tier
+/// directory `tier_dir`, from the playbook directory.
+fn run_remote_play(h: &crate::sshd::Host, tier_dir: &Path, dir: &Path) -> Output {
+    let link = tier_dir.join("ansible-playbook");
+    let path = tier_dir.display().to_string();
+    h.agent
+        .cmd(
+            &[link.to_str().unwrap(), "-i", "inventory", "--limit", "127.0.0.1", "site.yml"],
+            &[("PATH", &path), ("CLAUDEOPS_TIER", "3")],
+        )
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// The agent's own `ssh <host> <cmd>` through the same tier directory: still judged.
+fn agent_ssh(h: &crate::sshd::Host, tier_dir: &Path, command: &str) -> Output {
+    let link = tier_dir.join("ssh");
+    let path = tier_dir.display().to_string();
+    let port = h.port.to_string();
+    h.agent
+        .cmd(
+            &[link.to_str().unwrap(), "-p", &port, &h.dest(), command],
+            &[("PATH", &path), ("CLAUDEOPS_TIER", "3")],
+        )
+        .output()
+        .unwrap()
+}
+
+/// The ControlPersist master ansible's ssh left behind, in the agent's temporary directory:
+/// asked to exit (so the agent's user can be removed).
+fn stop_master(h: &crate::sshd::Host) -> usize {
+    let cp = h.agent.home.join(".claude/tmp/ansible-cp");
+    let sockets: Vec<PathBuf> = std::fs::read_dir(&cp)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    for s in &sockets {
+        let opt = format!("ControlPath={}", s.display());
+        let _ = h
+            .agent
+            .cmd(
+                &["/usr/bin/ssh", "-F", "/etc/ssh/ssh_config", "-o", &opt, "-O", "exit", "127.0.0.1"],
+                &[],
+            )
+            .output();
+    }
+    sockets.len()
+}
+
+fn ssh_ready(test: &str) -> bool {
+    if !crate::sshd::can_run(test) {
+        return false;
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !Path::new("/usr/bin/ansible-playbook").is_file() {
+        assert!(
+            !ci,
+            "ansible-playbook is not installed: scripts/test-deps.sh installs Debian's ansible-core"
+        );
+        eprintln!("SKIPPED {test}: ansible-playbook is not installed; run scripts/test-deps.sh");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn a_playbook_over_ssh_reaches_the_remote_host_through_the_real_ssh_the_gate_pins() {
+    if !ssh_ready("a_playbook_over_ssh_reaches_…") {
+        return;
+    }
+    let h = crate::sshd::Host::start();
+    let (dir, deployed) = remote_play(&h);
+    let state_dir = h.path("state");
+    std::fs::create_dir(&state_dir).unwrap();
+    chmod(&state_dir, 0o1777);
+    let state = state_dir.join("cooldown.json");
+    // The operator pins nothing for ansible's ssh: the gate does.
+    h.env.write_config(&format!(
+        "tier: 3\nreal: {{ssh: /usr/bin/ssh, ansible-playbook: /usr/bin/ansible-playbook}}\nreal_dirs: [{}]\n\
+         audit_log: {}\nhosts: [127.0.0.1]\ncooldown_state: {}\n",
+        h.env.real.display(),
+        h.env.audit.display(),
+        state.display()
+    ));
+    let sessions = h.sessions();
+    let records = h.env.audit_records().len();
+    let o = run_remote_play(&h, &h.env.dir, &dir);
+    let masters = stop_master(&h);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("changed=1"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&deployed).unwrap(), "deployed over ssh\n");
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&deployed).unwrap()),
+        h.remote.uid
+    );
+    assert!(h.sessions() > sessions, "the remote host saw no session");
+    assert_eq!(masters, 1, "ansible's ControlPersist master in the agent's temporary directory");
+    // One record: ansible ran nothing through the tier directory (no `ssh` from PATH).
+    let all = h.env.audit_records();
+    assert_eq!(all.len(), records + 1, "{all:?}");
+    let r = h.env.last_audit();
+    assert_eq!(r["rule"], "ansible-playbook.run", "{r}");
+    assert!(r["env_resets"].to_string().contains("ANSIBLE_SSH_EXECUTABLE"), "{r}");
+    assert!(std::fs::read_to_string(&state).unwrap().contains("127.0.0.1:playbook/site.yml"));
+    // The agent's own ssh through the tier is judged as before.
+    let o = agent_ssh(&h, &h.env.dir, "docker ps");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = agent_ssh(&h, &h.env.dir, "rm -f deployed");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert!(deployed.exists());
+}

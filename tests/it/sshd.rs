@@ -20,7 +20,7 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 const SSHD: &str = "/usr/sbin/sshd";
 
 /// Whether this machine can run these tests; under CI it must.
-fn can_run(test: &str) -> bool {
+pub(crate) fn can_run(test: &str) -> bool {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let why = if !nix::unistd::getuid().is_root() {
         Some("not root (the test makes two users)")
@@ -46,11 +46,11 @@ fn must(cmd: &mut Command) -> Output {
 }
 
 /// A user made for one test, with a home directory of its own; removed on drop.
-struct User {
-    name: String,
-    uid: u32,
-    gid: u32,
-    home: PathBuf,
+pub(crate) struct User {
+    pub(crate) name: String,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) home: PathBuf,
 }
 
 impl User {
@@ -74,7 +74,7 @@ impl User {
     }
 
     /// `argv` as this user (its own groups only), with `env` and nothing else.
-    fn cmd(&self, argv: &[&str], env: &[(&str, &str)]) -> Command {
+    pub(crate) fn cmd(&self, argv: &[&str], env: &[(&str, &str)]) -> Command {
         let mut c = Command::new("/usr/bin/setpriv");
         c.arg(format!("--reuid={}", self.uid))
             .arg(format!("--regid={}", self.gid))
@@ -103,14 +103,14 @@ impl Drop for User {
 
 /// The remote host: an sshd of the remote user's, an agent whose key it accepts, and a tier
 /// directory whose real ssh is the system's.
-struct Host {
+pub(crate) struct Host {
     tmp: tempfile::TempDir,
-    agent: User,
-    remote: User,
+    pub(crate) agent: User,
+    pub(crate) remote: User,
     sshd: Child,
-    port: u16,
+    pub(crate) port: u16,
     log: PathBuf,
-    env: TestEnv,
+    pub(crate) env: TestEnv,
     /// What the remote `docker` (a recording script first on the remote PATH) was asked.
     docker_log: PathBuf,
 }
@@ -127,7 +127,7 @@ fn free_port() -> u16 {
 }
 
 impl Host {
-    fn start() -> Host {
+    pub(crate) fn start() -> Host {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let remote = User::create("r", tmp.path().join("rhome"));
@@ -228,7 +228,7 @@ impl Host {
         self.env.write_config(&text);
     }
 
-    fn dest(&self) -> String {
+    pub(crate) fn dest(&self) -> String {
         format!("{}@127.0.0.1", self.remote.name)
     }
 
@@ -272,14 +272,14 @@ impl Host {
     }
 
     /// How many sessions the server has started so far.
-    fn sessions(&self) -> usize {
+    pub(crate) fn sessions(&self) -> usize {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .matches("Starting session: command")
             .count()
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.tmp.path().join(rel)
     }
 
