@@ -286,6 +286,30 @@ mod tests {
     }
 
     #[test]
+    fn a_forced_variable_replaces_a_pin_and_is_logged_only_where_it_differs_from_the_callers() {
+        let caller = caller(&[("ANSIBLE_SSH_EXECUTABLE", "/tmp/evil"), ("ANSIBLE_TRANSPORT", "ssh")]);
+        let mut env = vec![(OsString::from("ANSIBLE_SSH_EXECUTABLE"), OsString::from("/pinned/ssh"))];
+        let mut resets = vec![EnvReset {
+            var: "ANSIBLE_SSH_EXECUTABLE".into(),
+            action: "pinned",
+        }];
+        let vars = [
+            ("ANSIBLE_SSH_EXECUTABLE", "/usr/bin/ssh".to_string()),
+            ("ANSIBLE_TRANSPORT", "ssh".to_string()),
+        ];
+        force(&mut env, &mut resets, &caller, &vars);
+        assert_eq!(
+            env,
+            vec![
+                (OsString::from("ANSIBLE_SSH_EXECUTABLE"), OsString::from("/usr/bin/ssh")),
+                (OsString::from("ANSIBLE_TRANSPORT"), OsString::from("ssh")),
+            ]
+        );
+        let logged: Vec<(String, &str)> = resets.into_iter().map(|r| (r.var, r.action)).collect();
+        assert_eq!(logged, vec![("ANSIBLE_SSH_EXECUTABLE".to_string(), "set")]);
+    }
+
+    #[test]
     fn with_a_credential_pinned_the_callers_destination_does_not_pass() {
         let vars = [("PGHOST", "10.9.9.9"), ("PGPORT", "5433"), ("PGDATABASE", "app")];
         let (env, _) = run(Tool::Psql, &vars, &[]);

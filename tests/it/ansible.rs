@@ -3,7 +3,10 @@
 //! playbook directory: a run at tier 3 does what the playbook says and spends the redeploy
 //! budget of the playbook on that host; a second run is refused before ansible starts; a role,
 //! an inventory or an `ansible.cfg` the agent could have written refuses the call; `--check` is
-//! tier 3; `--syntax-check` runs at tier 1 and changes nothing.
+//! tier 3; `--syntax-check` runs at tier 1 and changes nothing. Over ssh, against the real
+//! OpenSSH server of `tests/it/sshd.rs` on 127.0.0.1, a playbook changes a file on the remote
+//! host through the real ssh the gate pins for ansible, in an ordinary install and in a
+//! `--harden` one (from the descriptor the gate keeps open across exec).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -278,14 +281,13 @@ fn remote_play(h: &crate::sshd::Host) -> (PathBuf, PathBuf) {
 
 /// `ansible-playbook -i inventory --limit 127.0.0.1 site.yml` as the agent, through the tier
 /// directory `tier_dir`, from the playbook directory.
-fn run_remote_play(h: &crate::sshd::Host, tier_dir: &Path, dir: &Path) -> Output {
+fn run_remote_play(h: &crate::sshd::Host, tier_dir: &Path, dir: &Path, extra: &[&str]) -> Output {
     let link = tier_dir.join("ansible-playbook");
     let path = tier_dir.display().to_string();
+    let mut argv = vec![link.to_str().unwrap(), "-i", "inventory", "--limit", "127.0.0.1", "site.yml"];
+    argv.extend_from_slice(extra);
     h.agent
-        .cmd(
-            &[link.to_str().unwrap(), "-i", "inventory", "--limit", "127.0.0.1", "site.yml"],
-            &[("PATH", &path), ("CLAUDEOPS_TIER", "3")],
-        )
+        .cmd(&argv, &[("PATH", &path), ("CLAUDEOPS_TIER", "3")])
         .current_dir(dir)
         .output()
         .unwrap()
@@ -362,7 +364,7 @@ fn a_playbook_over_ssh_reaches_the_remote_host_through_the_real_ssh_the_gate_pin
     ));
     let sessions = h.sessions();
     let records = h.env.audit_records().len();
-    let o = run_remote_play(&h, &h.env.dir, &dir);
+    let o = run_remote_play(&h, &h.env.dir, &dir, &[]);
     let masters = stop_master(&h);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("changed=1"), "{}", text(&o));
@@ -386,4 +388,82 @@ fn a_playbook_over_ssh_reaches_the_remote_host_through_the_real_ssh_the_gate_pin
     let o = agent_ssh(&h, &h.env.dir, "rm -f deployed");
     assert_eq!(o.status.code(), Some(77), "{}", text(&o));
     assert!(deployed.exists());
+}
+
+#[test]
+fn in_a_hardened_install_a_playbook_over_ssh_runs_the_real_ssh_from_the_gates_descriptor() {
+    if !ssh_ready("in_a_hardened_install_a_playbook_over_ssh_…") {
+        return;
+    }
+    let h = crate::sshd::Host::start();
+    let (dir, deployed) = remote_play(&h);
+    // The group --harden uses (the account's user is not the agent: the agent is the sshd
+    // test's, whose key the server accepts).
+    let acct = Account::create();
+    let state_root = h.path("state");
+    std::fs::create_dir(&state_root).unwrap();
+    chmod(&state_root, 0o755);
+    let state = state_root.join("cooldown/cooldown.json");
+    let state_arg = state.display().to_string();
+    // Copies of the system's ssh and ansible-playbook as the real tools (--harden takes
+    // "others" access off the originals it copies).
+    let inst = crate::installed::Installed::new_with(
+        &[
+            "--harden",
+            "--group",
+            &acct.group,
+            "--host",
+            "127.0.0.1",
+            "--cooldown-state",
+            &state_arg,
+            "--tiers",
+            "3",
+        ],
+        |real, _| {
+            std::fs::copy("/usr/bin/ssh", real.join("ssh")).unwrap();
+            std::fs::copy("/usr/bin/ansible-playbook", real.join("ansible-playbook")).unwrap();
+        },
+    );
+    let tier3 = inst.tier_dir(3);
+    let real_ssh = inst.prefix.join("lib/tiershim/real/ssh");
+    // The agent cannot run the real ssh itself (through `env`: setpriv looks the program up
+    // while it still holds root's capabilities).
+    let o = h
+        .agent
+        .cmd(&["/usr/bin/env", real_ssh.to_str().unwrap(), "-V"], &[])
+        .output()
+        .unwrap();
+    assert!(text(&o).contains("Permission denied"), "{}", text(&o));
+
+    let sessions = h.sessions();
+    // -vvv: ansible prints each ssh command it runs.
+    let o = run_remote_play(&h, &tier3, &dir, &["-vvv"]);
+    let masters = stop_master(&h);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("changed=1"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&deployed).unwrap(), "deployed over ssh\n");
+    assert!(h.sessions() > sessions, "the remote host saw no session");
+    assert_eq!(masters, 1, "ansible's ControlPersist master in the agent's temporary directory");
+    let records = inst.audit_records();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let r = &records[0];
+    assert_eq!(r["rule"], "ansible-playbook.run", "{r}");
+    assert_eq!(r["verdict"], "allow", "{r}");
+    assert!(r["env_resets"].to_string().contains("ANSIBLE_SSH_EXECUTABLE"), "{r}");
+    // ansible ran the real ssh from the descriptor the gate (whose pid ansible kept) left open.
+    let via = format!("SSH: EXEC /proc/{}/fd/100 -F /etc/ssh/ssh_config ", r["pid"]);
+    assert!(text(&o).contains(&via), "{via} in {}", text(&o));
+    assert!(std::fs::read_to_string(&state).unwrap().contains("127.0.0.1:playbook/site.yml"));
+    // The budget is spent: the next run is refused before ansible starts.
+    std::fs::remove_file(&deployed).unwrap();
+    let o = run_remote_play(&h, &tier3, &dir, &[]);
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(inst.audit_records().last().unwrap()["rule"], "ansible-playbook.cooldown");
+    assert!(!deployed.exists());
+    // The agent's own ssh through the tier is judged as before, and runs the real ssh.
+    let o = agent_ssh(&h, &tier3, "docker ps");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = agent_ssh(&h, &tier3, "rm -f deployed");
+    assert_eq!(o.status.code(), Some(77), "{}", text(&o));
+    assert_eq!(inst.audit_records().last().unwrap()["rule"], "ssh.unclassified");
 }
