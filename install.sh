@@ -508,6 +508,12 @@ else
         found=$(find_real "$t") && real_map="$real_map$t $found$nl"
     done
 fi
+# The tools not found are linked all the same: the gate answers them with "No suitable tool
+# found" (exit 127), which an agent takes as "use something else"; doctor notes them.
+not_found=
+for t in $tools; do
+    printf '%s' "$real_map" | grep -q "^$t " || not_found="$not_found $t"
+done
 
 # The kernel fence's probes, one per tier: every user may open them for writing; a Landlock
 # domain of tier N may open only the lower tiers' (they lie beneath no tier's writable paths),
@@ -715,4 +721,5 @@ printf '%s' "$new_manifest" > "$manifest.new"
 chmod 0644 "$manifest.new"
 place "$manifest.new" "$manifest"
 
+[ -z "$not_found" ] || echo "install.sh: not installed, so the gate answers them with \"No suitable tool found\" (exit 127):$not_found; install one and run install.sh again to use it" >&2
 echo "installed tiershim into $prefix (tiers $tiers${harden:+, hardened with group $group}); check it with: $prefix/bin/tiershim doctor --prefix $prefix"

@@ -412,3 +412,48 @@ fn audit_log_faults_are_named_as_what_they_are() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("will be created on the first call"), "{out}");
 }
+
+#[test]
+fn a_tool_that_is_not_installed_is_linked_noted_and_fails_nothing() {
+    // No tea and no helm anywhere install.sh looks (the system has neither on PATH).
+    let inst = Installed::new_with(&[], |real, _| {
+        std::fs::remove_file(real.join("tea")).unwrap();
+        std::fs::remove_file(real.join("helm")).unwrap();
+    });
+    chmod(&inst.real, 0o700);
+    std::fs::write(&inst.audit, "").unwrap();
+    chmod(&inst.audit, 0o666);
+    let sys = inst.tmp.path().join("sys");
+    std::fs::create_dir(&sys).unwrap();
+    // install.sh says which it did not find, writes them as not found, and links them all the same.
+    let r = inst.reinstall(&[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stderr()
+            .contains("install.sh: not installed, so the gate answers them with \"No suitable tool found\" (exit 127): tea helm;"),
+        "{}",
+        r.stderr()
+    );
+    let cfg = std::fs::read_to_string(inst.tier_dir(3).join("tiershim.yaml")).unwrap();
+    assert!(cfg.contains("  # helm: not found when installed"), "{cfg}");
+    assert!(inst.tier_dir(3).join("helm").is_symlink());
+    let s = Sound { inst, sys };
+    let (code, out) = s.doctor();
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("– helm         tier1, tier2, tier3: helm is not installed, so the gate answers `helm` with \"No suitable tool found\" (exit 127)"), "{out}");
+    assert!(out.contains("– tea "), "{out}");
+    // The gate's answer is the one doctor promised.
+    let path = s.inst.tier_dir(3).display().to_string();
+    let out = Command::new(s.inst.tier_dir(3).join("helm"))
+        .args(["list"])
+        .env_clear()
+        .env("PATH", &path)
+        .env("CLAUDEOPS_TIER", "3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No suitable tool found"));
+    // A tool tiershim.yaml names that is gone is still a failure.
+    std::fs::remove_file(s.inst.real.join("mysql")).unwrap();
+    s.fails_with("missing", &["real mysql: mysql is not installed at"]);
+}

@@ -234,15 +234,16 @@ impl Report {
                 let mut checked: Vec<String> = of.iter().flat_map(|m| m.tiers.iter().cloned()).collect();
                 checked.sort();
                 checked.dedup();
-                let what = match oks.as_slice() {
-                    [one] => one.what.clone(),
-                    [] => "see the notes".into(),
-                    _ => "holds".into(),
+                let (status, what) = match oks.as_slice() {
+                    [one] => (Status::Ok, one.what.clone()),
+                    // Only notes (a tool that is not installed): the first of them.
+                    [] => (Status::Note, of.first().map_or_else(String::new, |m| m.what.clone())),
+                    _ => (Status::Ok, "holds".into()),
                 };
                 Merged {
                     area,
                     tiers: checked,
-                    status: Status::Ok,
+                    status,
                     what,
                     fix: None,
                 }
@@ -282,11 +283,13 @@ impl Merged {
         }
     }
 
-    /// A line of the summary: `✓ docker       tier1, tier2, tier3: gated; real /usr/bin/docker`.
+    /// A line of the summary: `✓ docker       tier1, tier2, tier3: gated; real /usr/bin/docker`, or
+    /// `– helm …` for an area with notes only (a tool that is not installed).
     fn summary(&self) -> String {
         let mark = match self.status {
             Status::Bad => "✗",
-            Status::Ok | Status::Note => "✓",
+            Status::Ok => "✓",
+            Status::Note => "–",
         };
         format!("{mark} {:<12} {}{}", self.area.name(), self.tiers_label(), escape(&self.what))
     }

@@ -257,6 +257,9 @@ pub fn tool_configs(r: &mut Report, inst: &Install, t: &Tier) {
     let hardened = inst.hardened.is_some();
     for tool in Tool::ALL {
         let Some(user) = &tool.spec().user_config else { continue };
+        if super::tools::not_installed(cfg, tool) {
+            continue;
+        }
         let found = user.agent_written(home, &cfg.env, hardened);
         if found.is_empty() {
             r.ok(Area::Tool(tool), format!("{tool} reads no configuration the agent can change"));

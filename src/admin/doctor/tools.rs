@@ -81,6 +81,13 @@ pub fn rbash(r: &mut Report) {
     }
 }
 
+/// A tool that is not installed: not named in `real` and in no `real_dirs` entry (install.sh
+/// writes `# <tool>: not found when installed`). Not a fault: the gate answers a call with "No
+/// suitable tool found" (exit 127). A `real.<tool>` that is missing is one.
+pub fn not_installed(cfg: &crate::install::InstallConfig, tool: Tool) -> bool {
+    !cfg.real.contains_key(&tool) && matches!(crate::exec::resolve_real(cfg, tool), Err(crate::error::Error::RealMissing { .. }))
+}
+
 /// Each tool's real binary: found, not tiershim, out of the agent's reach; and no copy of it on
 /// the system PATH the agent could run instead.
 pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
@@ -91,6 +98,17 @@ pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
         let area = Area::Tool(tool);
         let real = match crate::exec::resolve_real(cfg, tool) {
             Ok(p) => p,
+            // Not installed: the gate answers it as DESIGN §4 says.
+            Err(_) if not_installed(cfg, tool) => {
+                r.note(
+                    area,
+                    format!(
+                        "{tool} is not installed, so the gate answers `{tool}` with \"No suitable tool found\" (exit 127); \
+                         install it and run install.sh again to use it"
+                    ),
+                );
+                continue;
+            }
             Err(e) => {
                 r.bad(
                     area,
