@@ -632,11 +632,12 @@ fn command(rest: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
         "apply" => apply(args, cx)?,
         "fsck" => fsck(args)?,
         "notes" => notes(args),
-        "archive" => return archive(args),
-        "format-patch" => return Ok(format_patch(args)),
+        "archive" => return archive(args, cx),
+        "format-patch" => return Ok(format_patch(args, cx)),
         "fast-export" => return Ok(fast_export(args)),
         "bisect" => return bisect(args, cx),
-        "rerere" | "sparse-checkout" | "bundle" | "submodule" | "lfs" => with_subcommand(name, args),
+        "bundle" => bundle(args, cx)?,
+        "rerere" | "sparse-checkout" | "submodule" | "lfs" => with_subcommand(name, args),
         // An alias, a `git-<name>` program, or a builtin nobody classified: the verb as typed.
         other => Action::new(other),
     };
@@ -1322,9 +1323,13 @@ fn notes(args: &[String]) -> Action {
     }
 }
 
-/// `git archive`: to stdout a read; `-o` writes a file (its own `--output` action), `--remote`
-/// asks a remote, whose `--exec` names the program it runs there.
-fn archive(args: &[String]) -> Result<Vec<Action>, String> {
+/// `git archive`: to stdout a read; `-o/--output <file>` writes that file (declared to the
+/// local-write model: tier 2 below a workspace), also with `--remote`, whose `--exec` names the
+/// program it runs there; `--add-file <file>` reads a local file into the archive (declared as
+/// a read). git takes `--output` only as written (its first parse keeps unknown options, which
+/// turns abbreviations off); an abbreviation the second parse reads makes git die, and is
+/// declared as a write all the same.
+fn archive(args: &[String], cx: &mut Cx) -> Result<Vec<Action>, String> {
     let style = Style {
         unknown: Unknown::Flag,
         ..STYLE
@@ -1335,26 +1340,132 @@ fn archive(args: &[String]) -> Result<Vec<Action>, String> {
         a.add("exec-option");
     }
     mark_helper_urls(&mut a, &p);
-    let mut out = vec![a];
-    if on(&p, "output") {
-        out.push(Action::new("--output"));
+    for f in p.all("output") {
+        if let Some(v) = &f.value {
+            cx.writes(v, "-o/--output");
+        }
     }
-    Ok(out)
+    for v in p.values("add-file") {
+        cx.reads(v, "--add-file");
+    }
+    Ok(vec![a])
 }
 
-/// `git format-patch`: to stdout (`--stdout`) a read; otherwise it writes one file per commit
-/// (into `-o <dir>` or the working directory): its own `--output` action.
-fn format_patch(args: &[String]) -> Vec<Action> {
-    let opts: Vec<&String> = args.iter().take_while(|w| *w != "--" && *w != "--end-of-options").collect();
-    let stdout = opts.iter().any(|w| *w == "--stdout");
-    let dir = opts
-        .iter()
-        .any(|w| (w.starts_with("-o") && !w.starts_with("--")) || w.starts_with("--o"));
+/// `git format-patch` (builtin/log.c): to stdout (`--stdout`) a read; otherwise it writes one
+/// file per commit into `-o/--output-directory <dir>` (git creates it) or the working
+/// directory, or all of them into the diff option's `--output <file>`. Each is declared to the
+/// local-write model: the directory (git names the files in it `[v<n>-]NNNN-<subject>.patch`
+/// or `N`, with the subject and reroll count cut down to letters, digits, `.`, `_`, `-`, so
+/// never a hidden file nor an entry of a git directory) or the file. A `--suffix` holding a
+/// `/` puts the files below another directory, which the model cannot place: the `--output`
+/// action, refused. `--signature-file`/`--description-file` read a local file into the output
+/// (declared as reads).
+///
+/// format-patch's own parse keeps unknown options (revision and diff options) for a second
+/// parse, so it reads `-o` in every word, also one after a revision option that takes a value,
+/// and no long name abbreviates; a short cluster applies `n N s k p q` until a value-taking `o`
+/// or `v` takes the rest, or an unknown letter hands the whole word on.
+fn format_patch(args: &[String], cx: &mut Cx) -> Vec<Action> {
+    let mut stdout = false;
+    let mut redirected = false;
+    let mut dirs: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let w = args[i].as_str();
+        i += 1;
+        if w == "--" || w == "--end-of-options" {
+            break;
+        }
+        // A value-taking long option of format-patch's own: `--name=v` or `--name v`.
+        let long_value = |name: &str, i: &mut usize| -> Option<String> {
+            let rest = w.strip_prefix("--")?.strip_prefix(name)?;
+            if let Some(v) = rest.strip_prefix('=') {
+                return Some(v.to_string());
+            }
+            if !rest.is_empty() {
+                return None;
+            }
+            let v = args.get(*i).cloned().unwrap_or_default();
+            *i += 1;
+            Some(v)
+        };
+        if let Some(v) = long_value("output-directory", &mut i) {
+            dirs.push(v);
+        } else if let Some(v) = long_value("suffix", &mut i) {
+            redirected |= v.contains('/');
+        } else if let Some(v) = long_value("signature-file", &mut i).or_else(|| long_value("description-file", &mut i)) {
+            cx.reads(&v, "--signature-file/--description-file");
+        } else if long_value("reroll-count", &mut i).is_some() {
+            // Its value is a word of its own, never an option.
+        } else if w == "--stdout" {
+            stdout = true;
+        } else if w == "--no-stdout" {
+            stdout = false;
+        } else if let Some(v) = w.strip_prefix("--output=") {
+            // The diff option, read by the second parse: its value is not taken from the words
+            // format-patch's own parse reads, so the next word is looked at again.
+            files.push(v.to_string());
+        } else if w == "--output" {
+            files.push(args.get(i).cloned().unwrap_or_default());
+        } else if let Some(cluster) = w.strip_prefix('-').filter(|c| !c.starts_with('-') && !c.is_empty()) {
+            for (at, c) in cluster.char_indices() {
+                match c {
+                    'n' | 'N' | 's' | 'k' | 'p' | 'q' => continue,
+                    'o' | 'v' => {
+                        let rest = &cluster[at + 1..];
+                        let v = if rest.is_empty() {
+                            i += 1;
+                            args.get(i - 1).cloned().unwrap_or_default()
+                        } else {
+                            rest.to_string()
+                        };
+                        if c == 'o' {
+                            dirs.push(v);
+                        }
+                    }
+                    _ => {}
+                }
+                break;
+            }
+        }
+    }
     let mut out = vec![Action::new("format-patch")];
-    if dir || !stdout {
+    for d in &dirs {
+        cx.writes(d, "-o/--output-directory");
+    }
+    for f in &files {
+        cx.writes(f, "--output");
+    }
+    if !stdout && dirs.is_empty() && files.is_empty() {
+        cx.writes(".", "format-patch");
+    }
+    if redirected {
         out.push(Action::new("--output"));
     }
     out
+}
+
+/// `git bundle`: the subcommand is the verb (`with_subcommand`). `bundle create [options]
+/// <file> <rev-list args>` writes `<file>` (`-` is stdout): declared to the local-write model.
+/// Options end at the file (`PARSE_OPT_STOP_AT_NON_OPTION`); git reads no option before the
+/// subcommand, so a call that puts one there is the bare `bundle` (unclassified).
+fn bundle(args: &[String], cx: &mut Cx) -> Result<Action, String> {
+    match args.first().map(String::as_str) {
+        Some("create") => {
+            let style = Style {
+                interspersed: false,
+                ..STYLE
+            };
+            let p = opts::scan(&args[1..], BUNDLE_CREATE_OPTS, &style)?;
+            if let Some(file) = p.positionals().first().filter(|f| **f != "-") {
+                cx.writes(file, "bundle create");
+            }
+            Ok(Action::new("bundle create"))
+        }
+        Some(w) if w.starts_with('-') => Ok(Action::new("bundle")),
+        _ => Ok(with_subcommand("bundle", args)),
+    }
 }
 
 /// `git fast-export`: to stdout a read; `--export-marks=<file>` writes a file.
@@ -2124,6 +2235,8 @@ enum When {
     FetchRefspec,
     /// A URL git hands to a remote helper it does not ship.
     HelperUrl,
+    /// The value holds a `/` (a file name that reaches into another directory).
+    Slash,
 }
 
 const RUNS: &str = "runs a program";
@@ -2264,6 +2377,7 @@ const CONFIG_KEYS: &[(&str, Sub, &[&str], When, &str)] = &[
         "writes a trace file",
     ),
     ("format", Sub::No, &["outputdirectory"], When::Always, "writes files elsewhere"),
+    ("format", Sub::No, &["suffix"], When::Slash, "writes files elsewhere"),
     (
         "rebase",
         Sub::No,
@@ -2356,6 +2470,7 @@ pub fn config_key(key: &str, value: &str) -> Option<&'static str> {
             When::OneOf(vs) => vs.iter().any(|x| x.eq_ignore_ascii_case(value.trim())),
             When::FetchRefspec => !tracking_refspec(sub.unwrap_or_default(), value),
             When::HelperUrl => is_helper_url(value.trim()),
+            When::Slash => value.contains('/'),
         };
         if hit {
             return Some(why);
@@ -3080,6 +3195,16 @@ const FSCK_OPTS: &[Opt] = &[
 ];
 
 /// `git archive` (archive.c, builtin/archive.c); `-0`…`-9` stay unknown switches.
+/// `git bundle create` (builtin/bundle.c; `--all-progress` and `--all-progress-implied` are
+/// hidden, kept for compatibility).
+const BUNDLE_CREATE_OPTS: &[Opt] = &[
+    Opt::flag("quiet", &["quiet"], &['q']),
+    Opt::flag("progress", &["progress"], &[]),
+    Opt::flag("all-progress", &["all-progress"], &[]),
+    Opt::flag("all-progress-implied", &["all-progress-implied"], &[]),
+    Opt::value("version", &["version"], &[]),
+];
+
 const ARCHIVE_OPTS: &[Opt] = &[
     Opt::value("format", &["format"], &[]),
     Opt::value("prefix", &["prefix"], &[]),
@@ -3861,6 +3986,71 @@ mod tests {
     }
 
     #[test]
+    fn archive_format_patch_and_bundle_create_declare_the_files_they_write_and_read() {
+        let files = |words: &[&str]| -> Vec<(String, Access, String)> {
+            let inv = parse(&argv(words));
+            assert_eq!(inv.problem, None, "{words:?}");
+            inv.files.into_iter().map(|f| (f.path, f.access, f.flag)).collect()
+        };
+        let w = |p: &str, flag: &str| (p.to_string(), Access::Write, flag.to_string());
+        let r = |p: &str, flag: &str| (p.to_string(), Access::Read, flag.to_string());
+        // archive: -o in every form git reads, below -C; --add-file is a read.
+        assert_eq!(files(&["archive", "HEAD"]), []);
+        assert_eq!(files(&["archive", "-o", "x.tar", "HEAD"]), [w("x.tar", "-o/--output")]);
+        assert_eq!(files(&["archive", "-ox.tar", "HEAD"]), [w("x.tar", "-o/--output")]);
+        assert_eq!(files(&["archive", "--output=x.tar", "HEAD"]), [w("x.tar", "-o/--output")]);
+        assert_eq!(
+            files(&["-C", "r", "archive", "--output", "x.tar", "HEAD"]),
+            [w("r/x.tar", "-o/--output")]
+        );
+        assert_eq!(
+            files(&["archive", "--remote=origin", "-o", "x.tar", "HEAD"]),
+            [w("x.tar", "-o/--output")]
+        );
+        assert_eq!(files(&["archive", "--add-file=f", "HEAD"]), [r("f", "--add-file")]);
+        // format-patch: the directory (-o anywhere, in a cluster, after an option that takes a
+        // value in the second parse), the diff option's file, or the working directory.
+        assert_eq!(files(&["format-patch", "--stdout", "-1"]), []);
+        assert_eq!(files(&["format-patch", "-1"]), [w(".", "format-patch")]);
+        assert_eq!(files(&["-C", "r", "format-patch", "-1"]), [w("r/.", "format-patch")]);
+        assert_eq!(files(&["format-patch", "--stdout", "--no-stdout", "-1"]), [w(".", "format-patch")]);
+        let dir = |d: &str| vec![w(d, "-o/--output-directory")];
+        assert_eq!(files(&["format-patch", "-o", "out", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "-oout", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "-ko", "out", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "-nkoout", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "--output-directory=out", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "--author", "-o", "out", "-1"]), dir("out"));
+        assert_eq!(files(&["format-patch", "-v", "-o", "-1"]), [w(".", "format-patch")]);
+        assert_eq!(files(&["format-patch", "-1", "--", "-o", "out"]), [w(".", "format-patch")]);
+        assert_eq!(
+            files(&["format-patch", "--output", "all.patch", "-1"]),
+            [w("all.patch", "--output")]
+        );
+        assert_eq!(files(&["format-patch", "--output=all.patch", "-1"]), [w("all.patch", "--output")]);
+        assert_eq!(
+            files(&["format-patch", "--stdout", "--signature-file", "sig", "-1"]),
+            [r("sig", "--signature-file/--description-file")]
+        );
+        let acts = |words: &[&str]| -> Vec<String> { parse(&argv(words)).actions.into_iter().map(|a| a.verb).collect() };
+        assert_eq!(acts(&["format-patch", "--suffix=.txt", "-1"]), ["format-patch"]);
+        assert_eq!(acts(&["format-patch", "--suffix", "/x", "-1"]), ["format-patch", "--output"]);
+        // bundle create: the file after the options; `-` is stdout.
+        assert_eq!(files(&["bundle", "create", "x.bundle", "HEAD"]), [w("x.bundle", "bundle create")]);
+        assert_eq!(
+            files(&["bundle", "create", "-q", "--version", "3", "--", "x.bundle", "--all"]),
+            [w("x.bundle", "bundle create")]
+        );
+        assert_eq!(files(&["bundle", "create", "-", "HEAD"]), []);
+        assert_eq!(files(&["bundle", "verify", "x.bundle"]), []);
+        assert_eq!(acts(&["bundle", "create", "x.bundle", "HEAD"]), ["bundle create"]);
+        assert_eq!(acts(&["bundle", "-q", "create", "x.bundle"]), ["bundle"]);
+        // A suffix from configuration the agent could write is judged the same way.
+        assert_eq!(config_key("format.suffix", ".txt"), None);
+        assert!(config_key("format.suffix", "/../x").is_some());
+    }
+
+    #[test]
     fn clone_init_and_worktree_add_declare_the_directory_they_create() {
         let files = |words: &[&str]| -> Vec<(String, String)> {
             let inv = parse(&argv(words));
@@ -4172,22 +4362,17 @@ mod tests {
     }
 
     #[test]
-    fn read_only_verbs_are_named_and_their_writes_are_actions_of_their_own() {
+    fn read_only_verbs_are_named_and_their_undeclared_writes_are_actions_of_their_own() {
         assert_eq!(acts(&["fsck", "--full"]), one("fsck", &[]));
         assert_eq!(acts(&["fsck", "--lost-found"]), one("fsck", &["writes-files"]));
         assert_eq!(acts(&["notes"]), one("notes list", &[]));
         assert_eq!(acts(&["notes", "--ref=x", "show"]), one("notes show", &[]));
         assert_eq!(acts(&["archive", "HEAD"]), one("archive", &[]));
-        assert_eq!(
-            acts(&["archive", "--out=x.tar", "HEAD"]),
-            vec![("archive".into(), vec![]), ("--output".into(), vec![])]
-        );
+        // Its file writes are declared files (archive_format_patch_and_bundle_create_…).
+        assert_eq!(acts(&["archive", "--out=x.tar", "HEAD"]), one("archive", &[]));
         assert_eq!(acts(&["archive", "--remote=o", "--ex=x", "HEAD"]), one("archive", &["exec-option"]));
         assert_eq!(acts(&["format-patch", "--stdout", "-1"]), one("format-patch", &[]));
-        assert_eq!(
-            acts(&["format-patch", "-1"]),
-            vec![("format-patch".into(), vec![]), ("--output".into(), vec![])]
-        );
+        assert_eq!(acts(&["format-patch", "-1"]), one("format-patch", &[]));
         assert_eq!(acts(&["fast-export", "--all"]), one("fast-export", &[]));
         assert_eq!(
             acts(&["fast-export", "--export-marks=m", "--all"]),

@@ -445,3 +445,73 @@ fn the_operators_rebase_update_refs_makes_a_rebase_rewrite_other_branches_so_it_
     let after = git(&fx.work, &["rev-parse", "other"]);
     assert_ne!(before, after, "rebase.updateRefs moved no other branch");
 }
+
+#[test]
+fn archive_format_patch_and_bundle_create_write_their_files_only_where_the_local_write_model_allows() {
+    let fx = fixture();
+    let w = |f: &str| fx.work.join(f);
+    let writes: &[(&[&str], &str)] = &[
+        (&["archive", "-o", "a.tar", "HEAD"], "a.tar"),
+        (&["format-patch", "-o", "patches", "-1"], "patches"),
+        (&["format-patch", "--output=all.patch", "-1"], "all.patch"),
+        (&["bundle", "create", "-q", "x.bundle", "HEAD"], "x.bundle"),
+    ];
+    // Tier 1 writes no file: refused before git runs.
+    for (args, file) in writes {
+        let r = fx.run(args, "1", &[]);
+        refused_by(&fx.env, &r, "git.local-write");
+        assert!(!w(file).exists(), "{args:?} wrote {file} at tier 1");
+    }
+    // Tier 2, below the workspace: git runs and writes.
+    for (args, file) in writes {
+        let r = fx.run(args, "2", &[]);
+        assert_eq!(r.code(), 0, "{args:?}: {}", r.stderr());
+        assert!(w(file).exists(), "{args:?} did not write {file}");
+    }
+    let listed = std::process::Command::new("tar").arg("tf").arg(w("a.tar")).output().unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("README.md"));
+    let patches: Vec<_> = std::fs::read_dir(w("patches")).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(patches.len(), 1, "{patches:?}");
+    assert!(std::fs::read_to_string(w("all.patch")).unwrap().starts_with("From "));
+    git(&fx.work, &["bundle", "verify", "-q", "x.bundle"]);
+    // format-patch without -o writes into the working directory: judged as a write there.
+    let r = fx.run(&["format-patch", "-1"], "1", &[]);
+    refused_by(&fx.env, &r, "git.local-write");
+
+    // A repository outside the workspaces: tier 2 may not write there, tier 3 may.
+    let elsewhere = fx.env.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    git(&elsewhere, &["init", "-q", "-b", "main"]);
+    std::fs::write(elsewhere.join("f"), "f\n").unwrap();
+    git(&elsewhere, &["add", "-A"]);
+    git(&elsewhere, &["commit", "-q", "-m", "base"]);
+    for (args, file) in writes {
+        let r = run_in(&fx.env, &elsewhere, args, "2", &[]);
+        refused_by(&fx.env, &r, "git.local-write");
+        assert!(r.stderr().contains("outside the workspaces"), "{}", r.stderr());
+        assert!(
+            !elsewhere.join(file).exists(),
+            "{args:?} wrote {file} outside the workspaces at tier 2"
+        );
+    }
+    let r = run_in(&fx.env, &elsewhere, &["bundle", "create", "-q", "x.bundle", "HEAD"], "3", &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(elsewhere.join("x.bundle").exists());
+
+    // Never, at any tier: out of the working directory, into a git directory, a suffix that
+    // reaches into another directory.
+    let never: &[(&[&str], &str)] = &[
+        (&["archive", "-o", "../escape.tar", "HEAD"], "git.local-file"),
+        (&["archive", "--output=.git/hooks/pre-commit", "HEAD"], "git.local-file"),
+        (&["-C", ".git", "bundle", "create", "x.bundle", "HEAD"], "git.local-file"),
+        (&["format-patch", "-ko", ".git", "-1"], "git.local-file"),
+        (&["format-patch", "--suffix=/../../escape", "-1"], "git.writes-file"),
+    ];
+    for (args, rule) in never {
+        let r = fx.run(args, "3", &[]);
+        refused_by(&fx.env, &r, rule);
+    }
+    assert!(!fx.env.path("repos/escape.tar").exists());
+    assert!(!w(".git/hooks/pre-commit").exists());
+    assert!(!w(".git/x.bundle").exists());
+}
