@@ -14,7 +14,10 @@
 #                                              opens them for writing to tell the tier of its Landlock domain
 #   <prefix>/lib/tiershim/home/                the real tools' HOME (unless --tool-home names one)
 #   <prefix>/lib/tiershim/secrets.yaml         (--secret: pinned credentials, only the gate reads them)
-#   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim)
+#   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim; each
+#                                              binary 0751 root:tiershim, so the agent's user runs
+#                                              it only through the gate and cannot read it, which
+#                                              keeps its /proc/<pid>/environ closed; scripts 0755)
 #
 # POSIX sh, idempotent, no network. Re-running converges: what it wrote before is rewritten
 # (files whose content is unchanged are left alone) and what it wrote before but would not write
@@ -67,7 +70,9 @@ usage: install.sh --prefix DIR [options]
   --tiers LIST       which tier directories to write (default 1,2,3)
   --dry-run-pin      pin dry-run on in every tier's tiershim.yaml
   --harden           (root only) create group tiershim, copy the real tools into
-                     <prefix>/lib/tiershim/real (0710 root:tiershim), take "others" access
+                     <prefix>/lib/tiershim/real (0710 root:tiershim; binaries 0751
+                     root:tiershim, so a running tool's environment is closed to the
+                     agent's other processes; scripts 0755), take "others" access
                      off the originals, install tiershim setgid tiershim, make everything
                      root-owned, and create the audit log root:tiershim 0660
   --group NAME       the group --harden uses (default tiershim)
@@ -488,8 +493,18 @@ if [ -n "$harden" ]; then
         found=$(find_real "$t") || continue
         src=$(harden_source "$found" "$t")
         cp "$src" "$lib/real/.$t.new"
-        chown root:root "$lib/real/.$t.new"
-        chmod 0755 "$lib/real/.$t.new"
+        # A binary is executable by the agent's user but readable by the group only: the gate
+        # opens it holding the group and executes the open file without it, and the kernel
+        # marks a process whose user cannot read its program non-dumpable, which closes its
+        # /proc/<pid>/environ (the pinned secrets), mem and fd to the agent's other processes.
+        # A script (#!) stays readable: its interpreter opens it again as the caller.
+        if [ "$(head -c 2 "$lib/real/.$t.new")" = '#!' ]; then
+            chown root:root "$lib/real/.$t.new"
+            chmod 0755 "$lib/real/.$t.new"
+        else
+            chown "root:$group" "$lib/real/.$t.new"
+            chmod 0751 "$lib/real/.$t.new"
+        fi
         place "$lib/real/.$t.new" "$lib/real/$t"
         real_map="$real_map$t $lib/real/$t$nl"
         # The original stays where it was, without access for others (root still runs it).

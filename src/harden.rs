@@ -4,7 +4,10 @@
 //!
 //! - [`exec_as_caller`]: open the real tool while the group is held, drop the group completely
 //!   (real, effective and saved gid), then execute the opened file (`execveat` with
-//!   `AT_EMPTY_PATH`, i.e. fexecve). The real tool runs with the caller's identity only.
+//!   `AT_EMPTY_PATH`, i.e. fexecve). The real tool runs with the caller's identity only. A
+//!   binary real tool is installed readable by the group only (0751), so the caller cannot read
+//!   the program it now runs and the kernel makes the process non-dumpable: its `/proc/<pid>/`
+//!   environment and memory are closed to the caller's other processes.
 //! - [`command`]: a child the gate itself starts (the real git that works out the files a pull
 //!   request changes) gets the same treatment: opened with the group, run without it.
 //! - [`open_kept`]: a real tool the exec'd tool must run itself (ansible's ssh connection,

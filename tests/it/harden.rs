@@ -60,9 +60,15 @@ impl Account {
     }
 
     pub fn run_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Output {
+        self.command_in(dir, argv, env).output().unwrap()
+    }
+
+    /// The command [`Account::run_in`] runs, to spawn: `setpriv` execs `argv` in the same
+    /// process, so the child's pid is the program's (and, through the gate, the real tool's).
+    pub fn command_in(&self, dir: &Path, argv: &[&str], env: &[(&str, &str)]) -> Command {
         // By absolute path: `env` may set PATH for the child, and Command would search that.
-        Command::new("/usr/bin/setpriv")
-            .arg(format!("--reuid={}", self.uid))
+        let mut c = Command::new("/usr/bin/setpriv");
+        c.arg(format!("--reuid={}", self.uid))
             .arg(format!("--regid={}", self.gid))
             .arg("--init-groups")
             .arg("--")
@@ -70,9 +76,8 @@ impl Account {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .envs(env.iter().copied())
-            .current_dir(dir)
-            .output()
-            .unwrap()
+            .current_dir(dir);
+        c
     }
 
     /// Give the user `home` (made for it, mode 0700) as its home directory.
@@ -550,5 +555,295 @@ fn uninstall_puts_back_every_owner_and_mode_harden_changed_and_removes_what_it_m
             .contains(&format!("kept (data, not installation): {}", state.parent().unwrap().display())),
         "{}",
         r.stderr()
+    );
+}
+
+/// A PostgreSQL server on 127.0.0.1 that takes each connection as far as the startup message,
+/// says so, and holds it until released; then asks for the password in clear text (recording
+/// it), lets the client in and answers one query with the single row `1`.
+struct HeldPostgres {
+    port: u16,
+    connected: std::sync::mpsc::Receiver<()>,
+    release: std::sync::mpsc::Sender<()>,
+    passwords: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl HeldPostgres {
+    fn start() -> HeldPostgres {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (connected_tx, connected) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel::<()>();
+        let passwords = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&passwords);
+        std::thread::spawn(move || {
+            let msg = |tag: u8, body: &[u8]| -> Vec<u8> {
+                let mut m = vec![tag];
+                m.extend_from_slice(&u32::try_from(body.len() + 4).unwrap().to_be_bytes());
+                m.extend_from_slice(body);
+                m
+            };
+            fn read_n(s: &mut std::net::TcpStream, n: usize) -> Option<Vec<u8>> {
+                let mut b = vec![0u8; n];
+                s.read_exact(&mut b).ok().map(|_| b)
+            }
+            fn read_msg(s: &mut std::net::TcpStream) -> Option<(u8, Vec<u8>)> {
+                let head = read_n(s, 5)?;
+                let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+                Some((head[0], read_n(s, len.saturating_sub(4))?))
+            }
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { continue };
+                // SSLRequest / GSSENCRequest are refused with 'N'; then the startup message.
+                let mut started = false;
+                while let Some(head) = read_n(&mut s, 8) {
+                    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+                    let code = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+                    if code == 80877103 || code == 80877104 {
+                        let _ = s.write_all(b"N");
+                        continue;
+                    }
+                    started = read_n(&mut s, len.saturating_sub(8)).is_some();
+                    break;
+                }
+                if !started {
+                    continue;
+                }
+                let _ = connected_tx.send(());
+                if release_rx.recv().is_err() {
+                    return;
+                }
+                let _ = s.write_all(&msg(b'R', &3u32.to_be_bytes()));
+                let Some((b'p', pw)) = read_msg(&mut s) else { continue };
+                log.lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&pw).trim_end_matches('\0').to_string());
+                let mut out = msg(b'R', &0u32.to_be_bytes());
+                for (k, v) in [
+                    ("server_version", "16.0"),
+                    ("client_encoding", "UTF8"),
+                    ("standard_conforming_strings", "on"),
+                ] {
+                    out.extend(msg(b'S', format!("{k}\0{v}\0").as_bytes()));
+                }
+                out.extend(msg(b'K', &[0, 0, 0, 1, 0, 0, 0, 2]));
+                out.extend(msg(b'Z', b"I"));
+                let _ = s.write_all(&out);
+                while let Some((tag, _)) = read_msg(&mut s) {
+                    if tag != b'Q' {
+                        break;
+                    }
+                    let mut row = Vec::new();
+                    row.extend_from_slice(&1u16.to_be_bytes());
+                    row.extend_from_slice(b"?column?\0");
+                    row.extend_from_slice(&0u32.to_be_bytes());
+                    row.extend_from_slice(&0u16.to_be_bytes());
+                    row.extend_from_slice(&23u32.to_be_bytes());
+                    row.extend_from_slice(&4u16.to_be_bytes());
+                    row.extend_from_slice(&(-1i32).to_be_bytes());
+                    row.extend_from_slice(&0u16.to_be_bytes());
+                    let mut out = msg(b'T', &row);
+                    out.extend(msg(b'D', &[0, 1, 0, 0, 0, 1, b'1']));
+                    out.extend(msg(b'C', b"SELECT 1\0"));
+                    out.extend(msg(b'Z', b"I"));
+                    let _ = s.write_all(&out);
+                }
+            }
+        });
+        HeldPostgres {
+            port,
+            connected,
+            release,
+            passwords,
+        }
+    }
+
+    /// Wait until a client has sent its startup message (a guard against a hang, not a timing).
+    fn wait_connected(&self) {
+        self.connected
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("psql did not connect to the held server");
+    }
+}
+
+/// What the agent's user gets reading `/proc/<pid>/<file>` of another of its processes.
+fn agent_reads(acct: &Account, pid: u32, file: &str) -> (bool, String) {
+    let out = acct.run(&["/usr/bin/head", "-c", "4096", &format!("/proc/{pid}/{file}")], &[]);
+    (
+        out.status.success(),
+        format!("{}{}", text(&out.stdout).replace('\0', " "), text(&out.stderr)),
+    )
+}
+
+#[test]
+fn a_hardened_real_tool_holding_a_pinned_secret_keeps_its_environment_and_memory_from_the_agents_other_processes() {
+    if !nix::unistd::getuid().is_root() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("the --harden test must run as root under CI (it creates a group and a user)");
+        }
+        eprintln!("SKIPPED a_hardened_real_tool_…: not root; run the tests as root to check --harden");
+        return;
+    }
+    let acct = Account::create_tagged("env");
+    let tsg = acct.group_gid();
+    let pg = HeldPostgres::start();
+    let port = format!("PGPORT={}", pg.port);
+    let user = format!("PGUSER={}", acct.user);
+    // The real psql (an ELF binary), and the stubs of the other tools (scripts).
+    let psql = ["/usr/lib/postgresql"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|rd| rd.flatten().map(|e| e.path().join("bin/psql")))
+        .find(|p| p.is_file());
+    let Some(psql) = psql else {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "no real psql under /usr/lib/postgresql (scripts/test-deps.sh installs it)"
+        );
+        eprintln!("SKIPPED a_hardened_real_tool_…: no real psql");
+        return;
+    };
+    let inst = Installed::new_with(
+        &[
+            "--harden",
+            "--group",
+            &acct.group,
+            "--env",
+            "PGHOST=127.0.0.1",
+            "--env",
+            &port,
+            "--env",
+            &user,
+            "--env",
+            "PGDATABASE=app",
+            "--secret",
+            "PGPASSWORD=pinned-secret-pw",
+        ],
+        |real, _| {
+            std::fs::copy(&psql, real.join("psql")).unwrap();
+        },
+    );
+    let real_dir = inst.prefix.join("lib/tiershim/real");
+    // The layout: a binary is executable by others and readable by the group only; a script
+    // stays readable (its interpreter opens it again as the caller).
+    let m = std::fs::metadata(real_dir.join("psql")).unwrap();
+    assert_eq!((m.mode() & 0o7777, m.uid(), m.gid()), (0o751, 0, tsg));
+    let m = std::fs::metadata(real_dir.join("docker")).unwrap();
+    assert_eq!((m.mode() & 0o7777, m.uid(), m.gid()), (0o755, 0, 0));
+
+    let tier1 = inst.tier_dir(1);
+    let path = tier1.display().to_string();
+    let gated_psql = |pg: &HeldPostgres| -> (std::process::Child, u32) {
+        let child = acct
+            .command_in(
+                Path::new("/"),
+                &[tier1.join("psql").to_str().unwrap(), "-c", "select 1"],
+                &[("PATH", &path)],
+            )
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        pg.wait_connected();
+        let pid = child.id();
+        (child, pid)
+    };
+
+    // psql holds the pinned password in its environment and waits on the server.
+    let (child, pid) = gated_psql(&pg);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let uid_line = status.lines().find(|l| l.starts_with("Uid:")).unwrap().to_string();
+    assert_eq!(
+        uid_line.split_whitespace().skip(1).collect::<Vec<_>>(),
+        vec![acct.uid.to_string(); 4],
+        "the real tool runs as the agent's user: {uid_line}"
+    );
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    assert!(
+        text(&environ).split('\0').any(|v| v == "PGPASSWORD=pinned-secret-pw"),
+        "root sees the secret the gate handed psql"
+    );
+    // The agent's user, from another of its processes: environment, memory and descriptors
+    // closed; the command line (which holds no secret) open, as for any process.
+    for file in ["environ", "mem", "fd/0", "maps"] {
+        let (ok, said) = agent_reads(&acct, pid, file);
+        assert!(!ok && said.contains("Permission denied"), "{file}: {said}");
+        assert!(!said.contains("pinned-secret-pw"), "{file}: {said}");
+    }
+    let (ok, said) = agent_reads(&acct, pid, "cmdline");
+    assert!(ok && said.contains("select 1") && !said.contains("pinned-secret-pw"), "{said}");
+    let out = acct.run(&["/usr/bin/cat", real_dir.join("psql").to_str().unwrap()], &[]);
+    assert!(!out.status.success());
+    // And the same psql works: the server gets the pinned password and psql its row.
+    pg.release.send(()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("(1 row)"), "{}", text(&out.stdout));
+    assert_eq!(*pg.passwords.lock().unwrap(), ["pinned-secret-pw"]);
+
+    // The same call with the copy readable by the agent (as it was before): the kernel leaves
+    // psql dumpable, and the agent reads the secret out of its environment.
+    std::fs::set_permissions(real_dir.join("psql"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (child, pid) = gated_psql(&pg);
+    let (ok, said) = agent_reads(&acct, pid, "environ");
+    assert!(ok && said.contains("PGPASSWORD=pinned-secret-pw"), "{said}");
+    pg.release.send(()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    // The doctor fails that install, naming the file and the fix; re-running install.sh mends it.
+    let sys = inst.tmp.path().join("sys");
+    std::fs::create_dir(&sys).unwrap();
+    let doctor = || {
+        let out = Command::new(inst.tiershim())
+            .args([
+                "doctor",
+                "--prefix",
+                inst.prefix.to_str().unwrap(),
+                "--user",
+                &acct.user,
+                "--system-path",
+            ])
+            .arg(&sys)
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stdout))
+    };
+    let (code, report) = doctor();
+    assert_eq!(code, Some(78), "{report}");
+    assert!(
+        report.contains(&format!(
+            "real {} can be read by user {}",
+            real_dir.join("psql").display(),
+            acct.user
+        )) && report.contains("chmod 0751"),
+        "{report}"
+    );
+    let r = inst.reinstall(&[
+        "--harden",
+        "--group",
+        &acct.group,
+        "--env",
+        "PGHOST=127.0.0.1",
+        "--env",
+        &port,
+        "--env",
+        &user,
+        "--env",
+        "PGDATABASE=app",
+        "--secret",
+        "PGPASSWORD=pinned-secret-pw",
+    ]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let (code, report) = doctor();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("nor read it (so its environment and memory are closed to the agent while it runs)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("is a script, which its interpreter opens again as the caller"),
+        "{report}"
     );
 }

@@ -89,7 +89,8 @@ pub fn not_installed(cfg: &crate::install::InstallConfig, tool: Tool) -> bool {
 }
 
 /// Each tool's real binary: found, not tiershim, out of the agent's reach; and no copy of it on
-/// the system PATH the agent could run instead.
+/// the system PATH the agent could run instead. Hardened, also closed to the agent's reading
+/// ([`environment_closed`]).
 pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
     let Some(cfg) = &t.cfg else { return };
     let mut seen_helpers = BTreeSet::new();
@@ -158,13 +159,22 @@ pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
                 );
             }
         }
+        let closed = match inst.hardened {
+            Some(gid) => environment_closed(r, area, &real, &inst.agent, gid),
+            None => false,
+        };
         if fine {
             r.ok(
                 area,
                 format!(
-                    "real {tool} {} exists, is not tiershim, and {} cannot run it without the gate",
+                    "real {tool} {} exists, is not tiershim, and {} cannot run it without the gate{}",
                     real.display(),
-                    inst.agent.label
+                    inst.agent.label,
+                    if closed {
+                        " nor read it (so its environment and memory are closed to the agent while it runs)"
+                    } else {
+                        ""
+                    }
                 ),
             );
         }
@@ -179,4 +189,45 @@ pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
             }
         }
     }
+}
+
+/// Hardened: is the real tool's environment closed to the agent while it runs? The kernel makes
+/// a process non-dumpable when its user cannot read the program it executes (`would_dump` in
+/// fs/exec.c), and a non-dumpable process's `/proc/<pid>/environ`, `mem` and `fd` are closed to
+/// the user's other processes (`ptrace_may_access`). A binary the agent can read runs dumpable,
+/// so the pinned secrets in its environment can be read from `/proc` while it runs: a failure
+/// (`install.sh --harden` installs binaries 0751 root:<group>). A script must stay readable (its
+/// interpreter opens it again as the caller): a note. True when the file is closed.
+fn environment_closed(r: &mut Report, area: Area, real: &Path, agent: &Principal, gid: u32) -> bool {
+    let Ok(meta) = std::fs::metadata(real) else {
+        return false;
+    };
+    if !agent.may(&meta, access::Perm::Read) {
+        return true;
+    }
+    if access::is_script(real) {
+        r.note(
+            area,
+            format!(
+                "real {} is a script, which its interpreter opens again as the caller, so {} can read it, and while it runs the agent's other processes can read its environment (the pinned secrets it gets) from /proc",
+                real.display(),
+                agent.label
+            ),
+        );
+    } else {
+        let group = access::group_name(gid).unwrap_or_else(|| gid.to_string());
+        r.bad(
+            area,
+            format!(
+                "real {} can be read by {}, so while it runs the agent's other processes can read its environment (the pinned secrets it gets) and memory from /proc",
+                real.display(),
+                agent.label
+            ),
+            format!(
+                "chown root:{group} {0} && chmod 0751 {0} (install.sh --harden does this)",
+                real.display()
+            ),
+        );
+    }
+    false
 }
