@@ -6,7 +6,7 @@
 //! mailbox the gate read.
 
 use crate::harness::{Run, TestEnv, write_exec};
-use crate::real_tools::{git, which};
+use crate::real_tools::{git, pr_config, pr_repository};
 use std::path::{Path, PathBuf};
 
 const SHIPPED_GIT_PR: &str = include_str!("../../skills/git-pr.md");
@@ -26,23 +26,12 @@ fn fixture() -> Fx {
     std::fs::write(skills.join("git-pr.md"), SHIPPED_GIT_PR).unwrap();
     let work = env.path("repos/infra");
     std::fs::create_dir_all(work.join("checks")).unwrap();
-    git(&work, &["init", "-q", "-b", "main"]);
-    std::fs::write(work.join("README.md"), "infra\n").unwrap();
-    std::fs::write(work.join("ie.yaml"), "hosts: []\n").unwrap();
-    git(&work, &["add", "-A"]);
-    git(&work, &["commit", "-q", "-m", "base"]);
-    git(&work, &["remote", "add", "origin", "https://example.com/ops/infra.git"]);
-    git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
-    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
-    git(&work, &["switch", "-q", "-c", "feat"]);
-    env.write_config(&format!(
-        "tier: 3\nreal_dirs: [{}]\nreal:\n  git: {}\naudit_log: {}\nskills:\n  baseline: {}\n  repos: {}\n",
-        env.real.display(),
-        which("git").display(),
-        env.audit.display(),
-        skills.display(),
-        env.path("repos").display()
-    ));
+    pr_repository(
+        &work,
+        &[("README.md", "infra\n"), ("ie.yaml", "hosts: []\n")],
+        "https://example.com/ops/infra.git",
+    );
+    pr_config(&env, 3, &skills, &env.path("repos"));
     Fx { env, work }
 }
 

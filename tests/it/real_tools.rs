@@ -28,6 +28,38 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// The repository a pull request is made from: at `work`, `files` committed on `main`, a remote
+/// `origin` at `origin_url` (never contacted), `origin/main` and `origin/HEAD` set as a fetch
+/// would set them, and a branch `feat` checked out.
+pub fn pr_repository(work: &Path, files: &[(&str, &str)], origin_url: &str) {
+    std::fs::create_dir_all(work).unwrap();
+    git(work, &["init", "-q", "-b", "main"]);
+    for (name, text) in files {
+        let p = work.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    git(work, &["add", "-A"]);
+    git(work, &["commit", "-q", "-m", "base"]);
+    git(work, &["remote", "add", "origin", origin_url]);
+    git(work, &["update-ref", "refs/remotes/origin/main", "main"]);
+    git(work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
+    git(work, &["switch", "-q", "-c", "feat"]);
+}
+
+/// The `tiershim.yaml` of an install around such repositories: ceiling `tier`, the real git, the
+/// skills `baseline` directory, and `repos` (the skills' repositories, so the workspaces).
+pub fn pr_config(env: &TestEnv, tier: u8, baseline: &Path, repos: &Path) {
+    env.write_config(&format!(
+        "tier: {tier}\nreal_dirs: [{}]\nreal:\n  git: {}\naudit_log: {}\nskills:\n  baseline: {}\n  repos: {}\n",
+        env.real.display(),
+        which("git").display(),
+        env.audit.display(),
+        baseline.display(),
+        repos.display()
+    ));
+}
+
 /// A real `git daemon` serving `base` on 127.0.0.1 with pushes enabled, stopped on drop. The
 /// gate turns git's `file` transport off (a push to a local path would run that repository's
 /// hooks as the caller), so remotes in these tests are reached over `git://`, as a real remote.

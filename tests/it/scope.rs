@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::harness::{Run, TestEnv};
-use crate::real_tools::{GitDaemon, git, which};
+use crate::real_tools::{GitDaemon, git, pr_config, pr_repository, which};
 
 const SHIPPED_GIT_PR: &str = include_str!("../../skills/git-pr.md");
 
@@ -55,28 +55,11 @@ fn fixture(ceiling: u8, baseline: &[(&str, &str)], repo_skills: &[(&str, &str)])
     }
     let repos = env.path("repos");
     let work = repos.join("infra");
-    std::fs::create_dir_all(&work).unwrap();
-    git(&work, &["init", "-q", "-b", "main"]);
-    write(&work.join("README.md"), "infra\n");
-    write(&work.join("ie.yaml"), "hosts: []\n");
-    write(&work.join("CLAUDE.md"), "runbook\n");
-    for (name, text) in repo_skills {
-        write(&work.join(".claude-ops/skills").join(name), text);
-    }
-    git(&work, &["add", "-A"]);
-    git(&work, &["commit", "-q", "-m", "base"]);
-    git(&work, &["remote", "add", "origin", "https://github.com/ops/infra.git"]);
-    git(&work, &["update-ref", "refs/remotes/origin/main", "main"]);
-    git(&work, &["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main"]);
-    git(&work, &["switch", "-q", "-c", "feat"]);
-    env.write_config(&format!(
-        "tier: {ceiling}\nreal_dirs: [{}]\nreal:\n  git: {}\naudit_log: {}\nskills:\n  baseline: {}\n  repos: {}\n",
-        env.real.display(),
-        which("git").display(),
-        env.audit.display(),
-        base_dir.display(),
-        repos.display()
-    ));
+    let skill_paths: Vec<String> = repo_skills.iter().map(|(n, _)| format!(".claude-ops/skills/{n}")).collect();
+    let mut files = vec![("README.md", "infra\n"), ("ie.yaml", "hosts: []\n"), ("CLAUDE.md", "runbook\n")];
+    files.extend(skill_paths.iter().map(String::as_str).zip(repo_skills.iter().map(|(_, t)| *t)));
+    pr_repository(&work, &files, "https://github.com/ops/infra.git");
+    pr_config(&env, ceiling, &base_dir, &repos);
     Fx {
         env,
         baseline: base_dir,
