@@ -18,7 +18,8 @@ fn main() {
     fs::create_dir_all(&out).expect("create OUT_DIR/policy");
     let mut entries: Vec<_> = fs::read_dir("policy").expect("read policy/").filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
-    let mut tables = String::from("// Written by build.rs from policy/*.yaml. Do not edit.\n");
+    let mut t = Tables::default();
+    let mut statics = String::new();
     for entry in entries {
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
@@ -32,57 +33,210 @@ fn main() {
         };
         let stem = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file name");
         if stem == "common" {
-            tables.push_str(&format!("pub static COMMON: Env = {};\n", env_table(&value["env"])));
+            let env = t.env(&value["env"]);
+            statics.push_str(&format!("pub static COMMON: Env = {env};\n"));
         } else if stem == "endpoints" {
-            tables.push_str(&format!("pub static ENDPOINTS: Endpoints = {};\n", endpoints_table(&value)));
+            let endpoints = t.endpoints(&value);
+            statics.push_str(&format!("pub static ENDPOINTS: Endpoints = {endpoints};\n"));
         } else if stem == "cooldown" {
             // The budgets are read only by a call that counts against one: as JSON.
             fs::write(out.join("cooldown.json"), value.to_string()).expect("write cooldown json");
         } else if value.get("rules").is_some() {
             // `ansible-playbook.yaml` is `ANSIBLE_PLAYBOOK`.
             let name = stem.to_uppercase().replace('-', "_");
-            tables.push_str(&format!("pub static {name}: Policy = {};\n", policy_table(&value)));
+            let policy = t.policy(&value);
+            statics.push_str(&format!("pub static {name}: Policy = {policy};\n"));
         }
     }
-    fs::write(out.join("tables.rs"), tables).expect("write policy tables");
+    fs::write(out.join("tables.rs"), t.write(&statics)).expect("write policy tables");
 }
 
-// The policy files as Rust expressions of the types in src/tables.rs. Only the shape is read
-// here; whether the values are valid is the crate's business (the tests load the YAML and
-// compare).
+// The policy files as Rust data of the types in src/tables.rs: every string a place in one
+// text, every list a place in one array per kind of item, so the tables hold no pointers. Only
+// the shape is read here; whether the values are valid is the crate's business (the tests load
+// the YAML and compare).
 
-fn lit(s: &str) -> String {
-    format!("{s:?}")
+/// The text and the arrays being written.
+#[derive(Default)]
+struct Tables {
+    text: String,
+    /// Each string's place in `text`, so a string is stored once.
+    placed: std::collections::HashMap<String, (usize, usize)>,
+    strs: Vec<String>,
+    pairs: Vec<String>,
+    sizes: Vec<String>,
+    by_tier: Vec<String>,
+    bodies: Vec<String>,
+    rules: Vec<String>,
+    endpoint_rules: Vec<String>,
 }
 
-fn text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => lit(s),
-        serde_json::Value::Null => panic!("policy: a string is missing"),
-        other => lit(&other.to_string()),
+/// `List { at, len }` of the `items` just pushed onto `array`.
+fn push(array: &mut Vec<String>, items: Vec<String>) -> String {
+    let at = array.len();
+    let len = items.len();
+    array.extend(items);
+    format!("List {{ at: {at}, len: {len}, item: PhantomData }}")
+}
+
+fn array(name: &str, item: &str, items: &[String]) -> String {
+    format!("static {name}: [{item}; {}] = [\n{}\n];\n", items.len(), items.join(",\n"))
+}
+
+impl Tables {
+    fn write(self, statics: &str) -> String {
+        let mut out = String::from("// Written by build.rs from policy/*.yaml. Do not edit.\n");
+        out.push_str(&format!("const TEXT: &str = {:?};\n", self.text));
+        out.push_str(&array("STRS", "Str", &self.strs));
+        out.push_str(&array("PAIRS", "(Str, Str)", &self.pairs));
+        out.push_str(&array("SIZES", "(u8, usize)", &self.sizes));
+        out.push_str(&array("BY_TIER", "(u8, List<(Str, Str)>)", &self.by_tier));
+        out.push_str(&array("BODIES", "(Str, List<Str>)", &self.bodies));
+        out.push_str(&array("RULES", "Rule", &self.rules));
+        out.push_str(&array("ENDPOINT_RULES", "Endpoint", &self.endpoint_rules));
+        out.push_str(statics);
+        out
     }
-}
 
-fn opt(v: Option<&serde_json::Value>) -> String {
-    match v {
-        None | Some(serde_json::Value::Null) => "None".into(),
-        Some(x) => format!("Some({})", text(x)),
+    fn str(&mut self, s: &str) -> String {
+        let (at, len) = match self.placed.get(s) {
+            Some(p) => *p,
+            None => {
+                let p = (self.text.len(), s.len());
+                self.text.push_str(s);
+                self.placed.insert(s.to_string(), p);
+                p
+            }
+        };
+        assert!(u32::try_from(at + len).is_ok(), "policy tables: the text outgrew u32");
+        format!("Str {{ at: {at}, len: {len} }}")
     }
-}
 
-fn strs(v: Option<&serde_json::Value>) -> String {
-    let items: Vec<String> = v.and_then(|v| v.as_array()).into_iter().flatten().map(text).collect();
-    format!("&[{}]", items.join(", "))
-}
+    fn text(&mut self, v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::String(s) => self.str(s),
+            serde_json::Value::Null => panic!("policy: a string is missing"),
+            other => self.str(&other.to_string()),
+        }
+    }
 
-fn pairs(v: Option<&serde_json::Value>) -> String {
-    let items: Vec<String> = v
-        .and_then(|v| v.as_object())
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("({}, {})", lit(k), text(v)))
-        .collect();
-    format!("&[{}]", items.join(", "))
+    fn opt(&mut self, v: Option<&serde_json::Value>) -> String {
+        match v {
+            None | Some(serde_json::Value::Null) => "None".into(),
+            Some(x) => format!("Some({})", self.text(x)),
+        }
+    }
+
+    fn strs(&mut self, v: Option<&serde_json::Value>) -> String {
+        let items: Vec<String> = v.and_then(|v| v.as_array()).into_iter().flatten().map(|x| self.text(x)).collect();
+        push(&mut self.strs, items)
+    }
+
+    fn pairs(&mut self, v: Option<&serde_json::Value>) -> String {
+        let items: Vec<String> = v
+            .and_then(|v| v.as_object())
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("({}, {})", self.str(k), self.text(v)))
+            .collect();
+        push(&mut self.pairs, items)
+    }
+
+    fn max_files(&mut self, v: Option<&serde_json::Value>) -> String {
+        let items: Vec<String> = v
+            .and_then(|v| v.as_object())
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("({k}, {v})"))
+            .collect();
+        push(&mut self.sizes, items)
+    }
+
+    fn env(&mut self, v: &serde_json::Value) -> String {
+        let by_tier: Vec<String> = v
+            .get("set_by_tier")
+            .and_then(|v| v.as_object())
+            .into_iter()
+            .flatten()
+            .map(|(t, vars)| format!("({t}, {})", self.pairs(Some(vars))))
+            .collect();
+        let by_tier = push(&mut self.by_tier, by_tier);
+        let credentials = match v.get("credentials") {
+            None | Some(serde_json::Value::Null) => "None".to_string(),
+            Some(c) => format!("Some(({}, {}))", self.strs(c.get("secrets")), self.strs(c.get("destination"))),
+        };
+        format!(
+            "Env {{ pass: {}, pinned: {}, must_match: {}, set: {}, set_by_tier: {by_tier}, credentials: {credentials} }}",
+            self.strs(v.get("pass")),
+            self.strs(v.get("pinned")),
+            self.strs(v.get("must_match")),
+            self.pairs(v.get("set")),
+        )
+    }
+
+    fn policy(&mut self, v: &serde_json::Value) -> String {
+        let rules: Vec<String> = v["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                format!(
+                    "Rule {{ id: {}, verbs: {}, when: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {}, cooldown: {} }}",
+                    self.text(&r["id"]),
+                    self.strs(r.get("verbs")),
+                    self.strs(r.get("when")),
+                    tier(&r["tier"]),
+                    self.opt(r.get("skill")),
+                    self.opt(r.get("what")),
+                    self.opt(r.get("instead")),
+                    self.opt(r.get("scope")),
+                    self.max_files(r.get("max_files")),
+                    self.opt(r.get("cooldown")),
+                )
+            })
+            .collect();
+        let rules = push(&mut self.rules, rules);
+        let no_env = serde_json::Value::Object(Default::default());
+        format!(
+            "Policy {{ tool: {}, skill: {}, env: {}, rules: {rules} }}",
+            self.text(&v["tool"]),
+            self.text(&v["skill"]),
+            self.env(v.get("env").unwrap_or(&no_env)),
+        )
+    }
+
+    fn endpoints(&mut self, v: &serde_json::Value) -> String {
+        let rules: Vec<String> = v["endpoints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                let body: Vec<String> = r
+                    .get("body")
+                    .and_then(|b| b.as_object())
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, vals)| format!("({}, {})", self.str(k), self.strs(Some(vals))))
+                    .collect();
+                let body = push(&mut self.bodies, body);
+                format!(
+                    "Endpoint {{ id: {}, methods: {}, path: {}, body: {body}, mutations: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {} }}",
+                    self.text(&r["id"]),
+                    self.strs(r.get("methods")),
+                    self.opt(r.get("path")),
+                    self.strs(r.get("mutations")),
+                    tier(&r["tier"]),
+                    self.opt(r.get("skill")),
+                    self.opt(r.get("what")),
+                    self.opt(r.get("instead")),
+                    self.opt(r.get("scope")),
+                    self.max_files(r.get("max_files")),
+                )
+            })
+            .collect();
+        let rules = push(&mut self.endpoint_rules, rules);
+        format!("Endpoints {{ skill: {}, endpoints: {rules} }}", self.text(&v["skill"]))
+    }
 }
 
 fn tier(v: &serde_json::Value) -> String {
@@ -91,105 +245,6 @@ fn tier(v: &serde_json::Value) -> String {
         serde_json::Value::String(w) if w == "never" => "0".into(),
         other => panic!("policy: tier {other} is not 1, 2, 3 or never"),
     }
-}
-
-fn max_files(v: Option<&serde_json::Value>) -> String {
-    let items: Vec<String> = v
-        .and_then(|v| v.as_object())
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("({k}, {v})"))
-        .collect();
-    format!("&[{}]", items.join(", "))
-}
-
-fn env_table(v: &serde_json::Value) -> String {
-    let by_tier: Vec<String> = v
-        .get("set_by_tier")
-        .and_then(|v| v.as_object())
-        .into_iter()
-        .flatten()
-        .map(|(t, vars)| format!("({t}, {})", pairs(Some(vars))))
-        .collect();
-    let credentials = match v.get("credentials") {
-        None | Some(serde_json::Value::Null) => "None".to_string(),
-        Some(c) => format!("Some(({}, {}))", strs(c.get("secrets")), strs(c.get("destination"))),
-    };
-    format!(
-        "Env {{ pass: {}, pinned: {}, must_match: {}, set: {}, set_by_tier: &[{}], credentials: {credentials} }}",
-        strs(v.get("pass")),
-        strs(v.get("pinned")),
-        strs(v.get("must_match")),
-        pairs(v.get("set")),
-        by_tier.join(", ")
-    )
-}
-
-fn policy_table(v: &serde_json::Value) -> String {
-    let rules: Vec<String> = v["rules"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            format!(
-                "Rule {{ id: {}, verbs: {}, when: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {}, cooldown: {} }}",
-                text(&r["id"]),
-                strs(r.get("verbs")),
-                strs(r.get("when")),
-                tier(&r["tier"]),
-                opt(r.get("skill")),
-                opt(r.get("what")),
-                opt(r.get("instead")),
-                opt(r.get("scope")),
-                max_files(r.get("max_files")),
-                opt(r.get("cooldown")),
-            )
-        })
-        .collect();
-    let no_env = serde_json::Value::Object(Default::default());
-    format!(
-        "Policy {{ tool: {}, skill: {}, env: {}, rules: &[\n{}\n] }}",
-        text(&v["tool"]),
-        text(&v["skill"]),
-        env_table(v.get("env").unwrap_or(&no_env)),
-        rules.join(",\n")
-    )
-}
-
-fn endpoints_table(v: &serde_json::Value) -> String {
-    let rules: Vec<String> = v["endpoints"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            let body: Vec<String> = r
-                .get("body")
-                .and_then(|b| b.as_object())
-                .into_iter()
-                .flatten()
-                .map(|(k, vals)| format!("({}, {})", lit(k), strs(Some(vals))))
-                .collect();
-            format!(
-                "Endpoint {{ id: {}, methods: {}, path: {}, body: &[{}], mutations: {}, tier: {}, skill: {}, what: {}, instead: {}, scope: {}, max_files: {} }}",
-                text(&r["id"]),
-                strs(r.get("methods")),
-                opt(r.get("path")),
-                body.join(", "),
-                strs(r.get("mutations")),
-                tier(&r["tier"]),
-                opt(r.get("skill")),
-                opt(r.get("what")),
-                opt(r.get("instead")),
-                opt(r.get("scope")),
-                max_files(r.get("max_files")),
-            )
-        })
-        .collect();
-    format!(
-        "Endpoints {{ skill: {}, endpoints: &[\n{}\n] }}",
-        text(&v["skill"]),
-        rules.join(",\n")
-    )
 }
 
 /// The shipped skills (`skills/*.md` and `skills/*/SKILL.md`) as a Rust slice of

@@ -991,7 +991,7 @@ fn proxy_claims(items: &[Item]) -> Vec<Claim> {
     items
         .iter()
         .filter_map(|i| match i {
-            Item::Opt(f) if REROUTE.contains(&f.id) && !f.negated => Some(Claim::Destination {
+            Item::Opt(f) if REROUTE.contains(&f.id.as_str()) && !f.negated => Some(Claim::Destination {
                 var: "HTTPS_PROXY",
                 value: f.value.clone().unwrap_or_default(),
                 flag: f.written.split('=').next().unwrap_or_default().to_string(),
@@ -1023,17 +1023,17 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
         }
         if f.negated {
             let takes_value = TABLE.iter().any(|o| o.id == f.id && o.arity != Arity::Flag);
-            if takes_value || NOT_NEGATABLE.contains(&f.id) {
+            if takes_value || NOT_NEGATABLE.contains(&f.id.as_str()) {
                 return Err(format!("curl takes --no- only on a switch, not {}", f.written));
             }
         }
         let on = !f.negated;
         let v = f.value.as_deref().unwrap_or_default();
         let flag = f.written.split('=').next().unwrap_or_default();
-        if HEAD_VALUES.contains(&f.id) && v.contains(['\r', '\n']) {
+        if HEAD_VALUES.contains(&f.id.as_str()) && v.contains(['\r', '\n']) {
             seg.mark("crlf");
         }
-        match f.id {
+        match f.id.as_str() {
             // curl opens a new transfer only after a URL (see the module doc).
             "next" if seg.has_url() => done.push(std::mem::take(&mut seg)),
             "help" | "manual" | "version" if on => {
@@ -1073,7 +1073,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                         files.push(read(path, flag, true).at(f.at));
                         seg.data.push(Piece::File {
                             path: path.to_string(),
-                            strip: matches!(f.id, "data" | "data-ascii"),
+                            strip: matches!(f.id.as_str(), "data" | "data-ascii"),
                         });
                     }
                     None => seg.data.push(Piece::Text(v.to_string())),
@@ -2317,7 +2317,11 @@ mod tests {
     fn a_value_taking_option_never_lets_its_value_pass_for_a_url() {
         // Each value-taking option consumes the next word, which must then not be a URL.
         for o in TABLE.iter().filter(|o| o.arity == Arity::Value) {
-            let words = [format!("--{}", o.long[0]), "file:///etc/passwd".to_string(), U.to_string()];
+            let words = [
+                format!("--{}", o.long.iter().next().unwrap()),
+                "file:///etc/passwd".to_string(),
+                U.to_string(),
+            ];
             let inv = parse(&words);
             let urls_seen = inv.actions.iter().any(|a| a.has("scheme=file"));
             assert!(!urls_seen || o.id == "url", "--{} let its value be a URL", o.id);

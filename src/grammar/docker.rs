@@ -1176,7 +1176,7 @@ fn parse_call(args: &[String], files: &mut Vec<LocalFile>) -> Result<(Vec<Action
     let mut claims = Vec::new();
     let mut tls = false;
     for f in root.opts() {
-        let pinned = match f.id {
+        let pinned = match f.id.as_str() {
             "host" => Some(("DOCKER_HOST", if f.written.starts_with("--") { "--host" } else { "-H" })),
             "context" => Some(("DOCKER_CONTEXT", if f.written.starts_with("--") { "--context" } else { "-c" })),
             "config" => Some(("DOCKER_CONFIG", "--config")),

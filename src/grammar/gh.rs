@@ -1146,7 +1146,7 @@ fn api(p: &Parsed, orig: &[usize], contents: &Contents, fill: Option<&Fill>, fil
     let mut keys = BTreeMap::new();
     let mut opaque = false;
     for f in p.opts() {
-        let magic = match f.id {
+        let magic = match f.id.as_str() {
             "field" => true,
             "raw-field" => false,
             _ => continue,

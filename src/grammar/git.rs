@@ -1820,8 +1820,8 @@ fn reset(args: &[String]) -> Result<Action, String> {
     let p = scan(args, RESET_OPTS)?;
     let mut mode = None;
     for f in p.opts() {
-        if matches!(f.id, "soft" | "mixed" | "hard" | "merge" | "keep") {
-            mode = if f.negated { None } else { Some(f.id) };
+        if matches!(f.id.as_str(), "soft" | "mixed" | "hard" | "merge" | "keep") {
+            mode = if f.negated { None } else { Some(f.id.as_str()) };
         }
     }
     let mut a = Action::new("reset");

@@ -380,7 +380,7 @@ fn parse_call(args: &[String]) -> Result<Understood, String> {
         }
     };
     for f in parsed.opts() {
-        if let Some((_, var)) = PINNED.iter().find(|(id, _)| *id == f.id) {
+        if let Some((_, var)) = PINNED.iter().find(|(id, _)| f.id == *id) {
             claims.push(Claim::Pinned {
                 var,
                 value: f.value.clone().unwrap_or_else(|| "true".into()),

@@ -558,7 +558,7 @@ fn parse_call(args: &[String]) -> Result<Understood, String> {
     let mut actions = Vec::new();
     let mut connection = Vec::new();
     for f in parsed.opts() {
-        match f.id {
+        match f.id.as_str() {
             "kubeconfig" => claims.push(Claim::Pinned {
                 var: "KUBECONFIG",
                 value: f.value.clone().unwrap_or_default(),

@@ -190,7 +190,7 @@ pub fn sources(args: &[String]) -> Sources {
     let Ok(s) = scan(args) else {
         return Sources::default();
     };
-    let runs = s.parsed.opts().any(|f| matches!(f.id, "execute" | "help" | "version"));
+    let runs = s.parsed.opts().any(|f| matches!(f.id.as_str(), "execute" | "help" | "version"));
     Sources {
         stdin: !runs,
         files: Vec::new(),
@@ -209,7 +209,7 @@ fn read(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
     }
     for (f, &off) in s.parsed.opts().zip(&s.off) {
         let value = f.value.as_deref().unwrap_or_default();
-        match f.id {
+        match f.id.as_str() {
             "execute" => {
                 runs = true;
                 out.extend(script(value, &mut files).map_err(|e| format!("{}: {e}", f.written))?);
@@ -235,7 +235,7 @@ fn read(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
             }),
             // Where the client connects: with a pinned MYSQL_PWD it must be the pinned one.
             "host" | "port" | "socket" => claims.push(Claim::Destination {
-                var: match f.id {
+                var: match f.id.as_str() {
                     "host" => "MYSQL_HOST",
                     "port" => "MYSQL_TCP_PORT",
                     _ => "MYSQL_UNIX_PORT",

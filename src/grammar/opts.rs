@@ -20,38 +20,196 @@ pub enum Arity {
 
 /// One option in a table. `id` is what the grammar matches on; names are as written without
 /// dashes (`long: &["force-with-lease"]`, `short: &['f']`).
+///
+/// The names are kept inline, not as pointers to text: the tables hold thousands of options,
+/// and in the gate (a position-independent executable) every pointer in static data is a
+/// relocation written, and a page copied, at the start of every call (docs/PERFORMANCE.md). A
+/// table of options with inline names stays in read-only pages shared with the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Opt {
-    pub id: &'static str,
-    pub long: &'static [&'static str],
-    pub short: &'static [char],
+    pub id: Name,
+    pub long: Longs,
+    pub short: Shorts,
     pub arity: Arity,
 }
 
 impl Opt {
     pub const fn flag(id: &'static str, long: &'static [&'static str], short: &'static [char]) -> Opt {
-        Opt {
-            id,
-            long,
-            short,
-            arity: Arity::Flag,
-        }
+        Opt::new(id, long, short, Arity::Flag)
     }
     pub const fn value(id: &'static str, long: &'static [&'static str], short: &'static [char]) -> Opt {
-        Opt {
-            id,
-            long,
-            short,
-            arity: Arity::Value,
-        }
+        Opt::new(id, long, short, Arity::Value)
     }
     pub const fn opt_value(id: &'static str, long: &'static [&'static str], short: &'static [char]) -> Opt {
+        Opt::new(id, long, short, Arity::OptValue)
+    }
+    const fn new(id: &'static str, long: &'static [&'static str], short: &'static [char], arity: Arity) -> Opt {
         Opt {
-            id,
-            long,
-            short,
-            arity: Arity::OptValue,
+            id: Name::new(id),
+            long: Longs::new(long),
+            short: Shorts::new(short),
+            arity,
         }
+    }
+}
+
+/// Copy `from` into `to` at `at` (a `const fn` cannot use `copy_from_slice`).
+const fn put(to: &mut [u8], at: usize, from: &[u8]) {
+    let mut i = 0;
+    while i < from.len() {
+        to[at + i] = from[i];
+        i += 1;
+    }
+}
+
+/// The text of `bytes`, which the constructors copied from a `&str` whole.
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+/// An option's id, inline. The longest id of any table is 34 bytes; a longer one fails the
+/// build.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Name {
+    len: u8,
+    bytes: [u8; Name::CAP],
+}
+
+impl Name {
+    const CAP: usize = 39;
+
+    const fn new(s: &str) -> Name {
+        assert!(s.len() <= Name::CAP, "an option id longer than Name::CAP");
+        let mut bytes = [0; Name::CAP];
+        put(&mut bytes, 0, s.as_bytes());
+        Name { len: s.len() as u8, bytes }
+    }
+
+    pub fn as_str(&self) -> &str {
+        text(self.bytes.get(..usize::from(self.len)).unwrap_or_default())
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An option's long names (at most three, 60 bytes together), inline, one after another.
+#[derive(Clone, Copy)]
+pub struct Longs {
+    count: u8,
+    /// Where each name ends in `bytes`.
+    ends: [u8; Longs::MAX],
+    bytes: [u8; Longs::CAP],
+}
+
+impl Longs {
+    const MAX: usize = 3;
+    const CAP: usize = 60;
+
+    const fn new(names: &[&str]) -> Longs {
+        assert!(names.len() <= Longs::MAX, "an option with more than Longs::MAX long names");
+        let mut out = Longs {
+            count: names.len() as u8,
+            ends: [0; Longs::MAX],
+            bytes: [0; Longs::CAP],
+        };
+        let mut at = 0;
+        let mut i = 0;
+        while i < names.len() {
+            let n = names[i].as_bytes();
+            assert!(at + n.len() <= Longs::CAP, "an option whose long names exceed Longs::CAP bytes");
+            put(&mut out.bytes, at, n);
+            at += n.len();
+            out.ends[i] = at as u8;
+            i += 1;
+        }
+        out
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let ends = self.ends.get(..usize::from(self.count)).unwrap_or_default();
+        ends.iter().scan(0usize, move |start, &end| {
+            let name = text(self.bytes.get(*start..usize::from(end)).unwrap_or_default());
+            *start = usize::from(end);
+            Some(name)
+        })
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.iter().any(|l| l == name)
+    }
+}
+
+impl std::fmt::Debug for Longs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// An option's short names (at most two), inline.
+#[derive(Clone, Copy)]
+pub struct Shorts {
+    len: u8,
+    chars: [char; Shorts::MAX],
+}
+
+impl Shorts {
+    const MAX: usize = 2;
+
+    const fn new(chars: &[char]) -> Shorts {
+        assert!(chars.len() <= Shorts::MAX, "an option with more than Shorts::MAX short names");
+        let mut out = Shorts {
+            len: chars.len() as u8,
+            chars: ['\0'; Shorts::MAX],
+        };
+        let mut i = 0;
+        while i < chars.len() {
+            out.chars[i] = chars[i];
+            i += 1;
+        }
+        out
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &char> {
+        self.chars.get(..usize::from(self.len)).unwrap_or_default().iter()
+    }
+
+    pub fn contains(&self, c: &char) -> bool {
+        self.iter().any(|x| x == c)
+    }
+}
+
+impl std::fmt::Debug for Shorts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -176,7 +334,7 @@ impl Style {
 /// One option found in argv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    pub id: &'static str,
+    pub id: Name,
     /// The token(s) as written, for messages (`--force-w`, `-uf`).
     pub written: String,
     pub value: Option<String>,
@@ -552,7 +710,7 @@ mod tests {
 
     fn found(id: &'static str, written: &str, value: Option<&str>, at: usize) -> Item {
         Item::Opt(Found {
-            id,
+            id: Name::new(id),
             written: written.into(),
             value: value.map(String::from),
             negated: false,

@@ -96,7 +96,7 @@ pub fn sources(args: &[String]) -> Sources {
     let mut out = Sources::default();
     let mut runs_input = false;
     for f in parsed.opts() {
-        match f.id {
+        match f.id.as_str() {
             "file" => {
                 runs_input = true;
                 match f.value.as_deref() {
@@ -176,7 +176,7 @@ fn read(args: &[String], inputs: &Inputs) -> Result<Understood, String> {
             Item::Unknown { written, .. } => return Err(format!("unknown option {written}")),
         };
         let value = f.value.as_deref().unwrap_or_default();
-        match f.id {
+        match f.id.as_str() {
             "command" => {
                 runs_input = true;
                 match value.strip_prefix('\\') {

@@ -394,10 +394,10 @@ fn understand(args: &[String]) -> Result<Understood, String> {
 /// Apply one option to what is seen.
 fn option(f: &opts::Found, seen: &mut Seen) -> Result<(), String> {
     let value = f.value.clone().unwrap_or_default();
-    if !matches!(f.id, "l" | "p" | "J" | "F" | "v" | "W") {
+    if !matches!(f.id.as_str(), "l" | "p" | "J" | "F" | "v" | "W") {
         seen.beyond_jump.push(f.id.to_string());
     }
-    match f.id {
+    match f.id.as_str() {
         "1" | "2" | "4" | "6" | "a" | "b" | "c" | "e" | "i" | "k" | "m" | "n" | "q" | "v" | "x" | "y" | "B" | "C" | "T" => {}
         // A terminal makes the remote programs interactive: `less` behind `journalctl`,
         // `systemctl status` or `git log` then runs what is typed after `!`.

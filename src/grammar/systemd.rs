@@ -538,7 +538,10 @@ pub fn journalctl(args: &[String]) -> Invocation {
         Err(e) => return inv.with_problem(format!("journalctl: {e}")),
     };
     let mut action = Action::new("journalctl");
-    if p.items.iter().any(|i| matches!(i, Item::Opt(f) if JOURNAL_WRITES.contains(&f.id))) {
+    if p.items
+        .iter()
+        .any(|i| matches!(i, Item::Opt(f) if JOURNAL_WRITES.contains(&f.id.as_str())))
+    {
         action.add("writes");
     }
     inv.with_action(action)

@@ -674,22 +674,23 @@ impl Policy {
         let source = format!("(embedded)/{}.yaml", tool.name());
         let t = tool.spec().compiled;
         let bad = |what: &str| policy_err(&source, format!("the compiled table has {what}"));
-        let mut rules = Vec::with_capacity(t.rules.len());
-        for r in t.rules {
+        let rules_table = t.rules.items();
+        let mut rules = Vec::with_capacity(rules_table.len());
+        for r in rules_table {
             rules.push(Rule {
-                id: r.id.to_string(),
+                id: r.id.get().to_string(),
                 verbs: owned(r.verbs),
                 when: owned(r.when),
                 required: required(r.tier),
-                skill: r.skill.unwrap_or(t.skill).to_string(),
-                what: r.what.map(String::from),
-                instead: r.instead.map(String::from),
-                scope: match r.scope {
+                skill: r.skill.unwrap_or(t.skill).get().to_string(),
+                what: r.what.map(|s| s.get().to_string()),
+                instead: r.instead.map(|s| s.get().to_string()),
+                scope: match r.scope.map(tables::Str::get) {
                     None => None,
                     Some(s) => Some(scope_kind(s).ok_or_else(|| bad(&format!("scope `{s}`")))?),
                 },
-                max_files: r.max_files.iter().copied().collect(),
-                cooldown: match r.cooldown {
+                max_files: r.max_files.items().iter().copied().collect(),
+                cooldown: match r.cooldown.map(tables::Str::get) {
                     None => None,
                     Some(c) => Some(
                         cooldown::Class::ALL
@@ -701,7 +702,7 @@ impl Policy {
             });
         }
         let env = Env::merged(&common.env, env_file(&t.env), &source)?;
-        let mut p = Policy::with(tool, source, t.skill.to_string(), env, rules, Vec::new());
+        let mut p = Policy::with(tool, source, t.skill.get().to_string(), env, rules, Vec::new());
         if uses_endpoints(tool) {
             (p.endpoints, _) = endpoints::validate(endpoints_file(&tables::ENDPOINTS)?, ENDPOINTS_EMBEDDED)?;
             p.endpoints_source = ENDPOINTS_EMBEDDED.to_string();
@@ -1037,8 +1038,8 @@ impl Env {
 }
 
 /// A table's words as owned strings.
-fn owned(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+fn owned(words: tables::List<tables::Str>) -> Vec<String> {
+    words.strs().map(String::from).collect()
 }
 
 fn required(tier: u8) -> Required {
@@ -1059,8 +1060,8 @@ fn scope_kind(name: &str) -> Option<ScopeKind> {
     }
 }
 
-fn pairs(list: &[(&str, &str)]) -> BTreeMap<String, String> {
-    list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+fn pairs(list: tables::List<(tables::Str, tables::Str)>) -> BTreeMap<String, String> {
+    list.pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 /// `env:` of a compiled table, as a policy file's.
@@ -1070,7 +1071,7 @@ fn env_file(t: &tables::Env) -> EnvFile {
         pinned: owned(t.pinned),
         must_match: owned(t.must_match),
         set: pairs(t.set),
-        set_by_tier: t.set_by_tier.iter().map(|(n, vars)| (*n, pairs(vars))).collect(),
+        set_by_tier: t.set_by_tier.items().iter().map(|(n, vars)| (*n, pairs(*vars))).collect(),
         credentials: t.credentials.map(|(secrets, destination)| CredentialsFile {
             secrets: owned(secrets),
             destination: owned(destination),
@@ -1080,33 +1081,34 @@ fn env_file(t: &tables::Env) -> EnvFile {
 
 /// The compiled endpoint rules, as `endpoints.yaml` without examples.
 fn endpoints_file(t: &tables::Endpoints) -> Result<endpoints::EndpointsFile> {
-    let mut out = Vec::with_capacity(t.endpoints.len());
-    for e in t.endpoints {
+    let table = t.endpoints.items();
+    let mut out = Vec::with_capacity(table.len());
+    for e in table {
         out.push(endpoints::EndpointFile {
-            id: e.id.to_string(),
+            id: e.id.get().to_string(),
             methods: owned(e.methods),
-            path: e.path.map(String::from),
-            body: e.body.iter().map(|(k, v)| (k.to_string(), owned(v))).collect(),
+            path: e.path.map(|s| s.get().to_string()),
+            body: e.body.items().iter().map(|(k, v)| (k.get().to_string(), owned(*v))).collect(),
             mutations: owned(e.mutations),
             tier: match e.tier {
                 0 => TierFile::Word("never".into()),
                 n => TierFile::Number(i64::from(n)),
             },
-            skill: e.skill.map(String::from),
-            what: e.what.map(String::from),
-            instead: e.instead.map(String::from),
+            skill: e.skill.map(|s| s.get().to_string()),
+            what: e.what.map(|s| s.get().to_string()),
+            instead: e.instead.map(|s| s.get().to_string()),
             examples: None,
-            scope: match e.scope {
+            scope: match e.scope.map(tables::Str::get) {
                 None => None,
                 Some(s) => {
                     Some(scope_kind(s).ok_or_else(|| policy_err(ENDPOINTS_EMBEDDED, format!("the compiled table has scope `{s}`")))?)
                 }
             },
-            max_files: e.max_files.iter().copied().collect(),
+            max_files: e.max_files.items().iter().copied().collect(),
         });
     }
     Ok(endpoints::EndpointsFile {
-        skill: t.skill.to_string(),
+        skill: t.skill.get().to_string(),
         endpoints: out,
     })
 }
