@@ -125,7 +125,7 @@ fn normalize(word: &str) -> (String, bool) {
         None => (body.replace('_', "-"), None),
     };
     let name = name.strip_prefix("loose-").map(str::to_string).unwrap_or(name);
-    let known = |n: &str| OPTS.iter().any(|o| o.long.contains(&n));
+    let known = |n: &str| OPTS.iter().any(|o| o.long.contains(n));
     let (name, off) = if known(&name) {
         (name, false)
     } else if let Some(n) = name.strip_prefix("skip-").or_else(|| name.strip_prefix("disable-")) {

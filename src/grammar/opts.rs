@@ -476,7 +476,7 @@ fn find_long_as<'t>(name: &str, table: &'t [Opt], style: &Style, abbrev: bool) -
             l == name
         }
     };
-    if let Some(o) = table.iter().find(|o| o.long.iter().any(|l| same(l))) {
+    if let Some(o) = table.iter().find(|o| o.long.iter().any(&same)) {
         return Ok(Some(o));
     }
     if style.single_dash_long
@@ -496,7 +496,7 @@ fn find_long_as<'t>(name: &str, table: &'t [Opt], style: &Style, abbrev: bool) -
         };
         let mut hits: Vec<&Opt> = Vec::new();
         for o in table {
-            if o.long.iter().any(|l| starts(l)) && !hits.iter().any(|h| h.id == o.id) {
+            if o.long.iter().any(&starts) && !hits.iter().any(|h| h.id == o.id) {
                 hits.push(o);
             }
         }
