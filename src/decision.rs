@@ -317,7 +317,7 @@ fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
-    let mut what = rule.what.clone().unwrap_or_else(|| format!("{tool} {}", action.verb));
+    let mut what = rule.what.as_deref().map_or_else(|| format!("{tool} {}", action.verb), String::from);
     // A mark `<m>: <detail>` says what made the action `<m>` (the file and key a compose
     // judgement found): a refusal by a rule on `<m>` names it.
     let details: Vec<String> = rule
@@ -337,13 +337,13 @@ fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
     let reason = rule_reason(rule.required, &rule.id, &what);
     let mut f = Finding::new(
         rule.required,
-        rule.id.clone(),
-        rule.skill.clone(),
+        rule.id.to_string(),
+        rule.skill.to_string(),
         what,
         reason,
-        rule.instead.clone(),
+        rule.instead.as_deref().map(String::from),
     );
-    f.matched.clone_from(&rule.when);
+    f.matched = rule.when.iter().map(|m| m.to_string()).collect();
     f
 }
 
