@@ -13,7 +13,7 @@ use crate::cooldown::{self, Charge, Standing};
 use crate::grammar::remote::Part;
 use crate::grammar::{Access, Action, Claim, Invocation};
 use crate::policy::cooldown::Class;
-use crate::policy::endpoints::Endpoint;
+use crate::policy::endpoints::{Endpoint, HttpRequest};
 use crate::policy::{Builtin, Policy, Required, Rule, ScopeKind};
 use crate::sanitize::{escape, redact};
 use crate::scope::{Rules, Violation};
@@ -364,15 +364,15 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
         Some(m) => format!("GraphQL mutation {}", escape(m)),
         None => format!("{} {}", escape(&h.method), escape(&redact(&h.path))),
     });
-    let what = rule.what.clone().unwrap_or_else(|| request.clone());
+    let what = rule.what.as_deref().map_or_else(|| request.clone(), String::from);
     let reason = rule_reason(rule.required, &format!("{} ({request})", rule.id), &what);
     Finding::new(
         rule.required,
-        rule.id.clone(),
-        rule.skill.clone(),
+        rule.id.to_string(),
+        rule.skill.to_string(),
         what,
         reason,
-        rule.instead.clone(),
+        rule.instead.as_deref().map(String::from),
     )
 }
 
@@ -402,14 +402,14 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     let scoping = policy.rules.iter().filter(|r| matches(r, verb, action) && r.scope.is_some());
     let mut scope = None;
     let mut max_files = BTreeMap::new();
-    let endpoint_scoping = action
-        .http
+    let request = action.http.as_ref().map(HttpRequest::of);
+    let endpoint_scoping = request
         .as_ref()
-        .map(|h| {
+        .map(|r| {
             policy
                 .endpoints
                 .iter()
-                .filter(|e| e.scope.is_some() && e.matches(h))
+                .filter(|e| e.scope.is_some() && e.matches(r))
                 .map(|e| (e.scope, &e.max_files))
                 .collect::<Vec<_>>()
         })
@@ -437,8 +437,8 @@ fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     };
     // An endpoint rule can only make a classified request stricter; among equals it explains
     // the decision, being the more specific.
-    let endpoint = action.http.as_ref().and_then(|h| {
-        let matched: Vec<&Endpoint> = policy.endpoints.iter().filter(|e| e.matches(h)).collect();
+    let endpoint = action.http.as_ref().zip(request.as_ref()).and_then(|(h, r)| {
+        let matched: Vec<&Endpoint> = policy.endpoints.iter().filter(|e| e.matches(r)).collect();
         // `mutations: ["*"]` is the fallback for mutations no other rule names.
         let named = matched.iter().any(|e| e.names_mutation(h));
         matched

@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::grammar::{Body, Http};
-use crate::policy::{Examples, Required, ScopeKind, TierFile};
+use crate::policy::{Examples, Required, ScopeKind, Text, TierFile};
 
 /// The file mirror of one endpoint rule.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -88,45 +88,82 @@ pub struct EndpointsFile {
     pub endpoints: Vec<EndpointFile>,
 }
 
-/// One validated endpoint rule.
+/// One validated endpoint rule. Its strings borrow the compiled tables for the shipped rules
+/// (a call copies nothing to read them) and own an operator's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    pub id: String,
-    pub methods: BTreeSet<String>,
+    pub id: Text,
+    /// In the file's order, without repeats.
+    pub methods: Vec<Text>,
     pub path: Option<Pattern>,
     pub body: BTreeMap<String, Vec<String>>,
-    pub mutations: BTreeSet<String>,
+    /// In the file's order, without repeats.
+    pub mutations: Vec<Text>,
     pub required: Required,
-    pub skill: String,
-    pub what: Option<String>,
-    pub instead: Option<String>,
+    pub skill: Text,
+    pub what: Option<Text>,
+    pub instead: Option<Text>,
     pub scope: Option<ScopeKind>,
     pub max_files: BTreeMap<u8, usize>,
 }
 
+/// A request as the endpoint rules read it, worked out once for all of them: its path's
+/// segments, and those of its alias (`grammar::http::alias`).
+pub struct HttpRequest<'h> {
+    http: &'h Http,
+    parts: Vec<&'h str>,
+    alias: Option<String>,
+}
+
+impl<'h> HttpRequest<'h> {
+    pub fn of(http: &'h Http) -> HttpRequest<'h> {
+        HttpRequest {
+            http,
+            parts: segments(&http.path),
+            alias: crate::grammar::http::alias(&http.path),
+        }
+    }
+}
+
+fn segments(path: &str) -> Vec<&str> {
+    path.split('/').filter(|s| !s.is_empty()).collect()
+}
+
+/// Without repeats, the first of each kept, in order.
+fn distinct(items: impl IntoIterator<Item = Text>) -> Vec<Text> {
+    let mut out: Vec<Text> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
 impl Endpoint {
     /// Whether this rule applies to the request.
-    pub fn matches(&self, h: &Http) -> bool {
+    pub fn matches(&self, r: &HttpRequest) -> bool {
+        let h = r.http;
         if let Some(m) = &h.mutation
-            && (self.mutations.contains(m) || self.mutations.contains("*"))
+            && self.mutations.iter().any(|x| x == m || x == "*")
         {
             return true;
         }
         let Some(p) = &self.path else {
             return false;
         };
-        let path = p.matches(&h.path) || crate::grammar::http::alias(&h.path).is_some_and(|a| p.matches(&a));
-        (self.methods.is_empty() || self.methods.contains(&h.method)) && path && self.body_matches(&h.body)
+        let path = p.matches_parts(&r.parts) || r.alias.as_deref().is_some_and(|a| p.matches_parts(&segments(a)));
+        (self.methods.is_empty() || self.methods.iter().any(|m| *m == h.method)) && path && self.body_matches(&h.body)
     }
 
     /// The rule names this request's GraphQL mutation explicitly.
     pub fn names_mutation(&self, h: &Http) -> bool {
-        h.mutation.as_ref().is_some_and(|m| self.mutations.contains(m))
+        h.mutation.as_ref().is_some_and(|m| self.mutations.iter().any(|x| x == m))
     }
 
     /// `mutations: ["*"]` without a path: applies to mutations no other rule names.
     pub fn is_mutation_fallback(&self) -> bool {
-        self.path.is_none() && self.mutations.contains("*")
+        self.path.is_none() && self.mutations.iter().any(|x| x == "*")
     }
 
     fn body_matches(&self, body: &Body) -> bool {
@@ -167,7 +204,7 @@ impl Endpoint {
 /// A parsed path pattern (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
-    text: String,
+    text: Text,
     segs: Vec<Seg>,
 }
 
@@ -175,12 +212,19 @@ pub struct Pattern {
 enum Seg {
     Any,
     One,
-    /// Alternatives, each a lower-case glob with `*`.
-    Lit(Vec<String>),
+    /// Alternatives separated by `|`, each a glob with `*` compared without regard to ASCII
+    /// case: where the segment lies in the pattern's text.
+    Lit(std::ops::Range<usize>),
 }
 
 impl Pattern {
-    pub fn parse(text: &str) -> std::result::Result<Pattern, String> {
+    pub fn parse(text: impl Into<Text>) -> std::result::Result<Pattern, String> {
+        let text: Text = text.into();
+        let segs = Pattern::segs(&text)?;
+        Ok(Pattern { text, segs })
+    }
+
+    fn segs(text: &str) -> std::result::Result<Vec<Seg>, String> {
         let rest = if let Some(r) = text.strip_prefix('/') {
             r
         } else if text.starts_with("**/") || text == "**" {
@@ -188,65 +232,78 @@ impl Pattern {
         } else {
             return Err(format!("path `{text}` must start with `/` (anchored) or `**/` (any prefix)"));
         };
-        let mut segs = Vec::new();
-        for s in rest.split('/') {
+        // Bytes, not `str::split`: the shipped rules' patterns are parsed on every curl or gh
+        // call, and the byte loop costs a fraction of the searchers.
+        let start = text.len() - rest.len();
+        let mut segs = Vec::with_capacity(rest.bytes().filter(|&b| b == b'/').count() + 1);
+        let mut at = start;
+        for s in rest.as_bytes().split(|&b| b == b'/') {
+            let here = at;
+            at += s.len() + 1;
+            let shown = || String::from_utf8_lossy(s).into_owned();
             let seg = match s {
-                "" if rest.is_empty() => continue,
-                "" => return Err(format!("path `{text}` has an empty segment")),
-                "**" => Seg::Any,
-                "*" => Seg::One,
-                s if s.starts_with('{') && s.ends_with('}') && s.len() > 2 => Seg::One,
-                s if s.contains(['{', '}', '?', '[', ']']) => {
-                    return Err(format!("path `{text}`: segment `{s}` uses a character patterns do not have"));
+                b"" if rest.is_empty() => continue,
+                b"" => return Err(format!("path `{text}` has an empty segment")),
+                b"**" => Seg::Any,
+                b"*" => Seg::One,
+                [b'{', .., b'}'] if s.len() > 2 => Seg::One,
+                s if s.iter().any(|b| matches!(b, b'{' | b'}' | b'?' | b'[' | b']')) => {
+                    return Err(format!(
+                        "path `{text}`: segment `{}` uses a character patterns do not have",
+                        shown()
+                    ));
                 }
                 s => {
-                    let alts: Vec<String> = s.split('|').map(str::to_ascii_lowercase).collect();
-                    if alts.iter().any(String::is_empty) {
-                        return Err(format!("path `{text}`: segment `{s}` has an empty alternative"));
+                    if s.split(|&b| b == b'|').any(<[u8]>::is_empty) {
+                        return Err(format!("path `{text}`: segment `{}` has an empty alternative", shown()));
                     }
-                    Seg::Lit(alts)
+                    Seg::Lit(here..here + s.len())
                 }
             };
             segs.push(seg);
         }
-        Ok(Pattern {
-            text: text.to_string(),
-            segs,
-        })
+        Ok(segs)
     }
 
     /// Whether the normalised `path` matches.
-    pub fn matches(&self, path: &str) -> bool {
-        let parts: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(str::to_ascii_lowercase).collect();
-        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-        match_from(&self.segs, &parts)
+    #[cfg(test)]
+    fn matches(&self, path: &str) -> bool {
+        self.matches_parts(&segments(path))
+    }
+
+    /// Whether the path of these segments matches.
+    fn matches_parts(&self, parts: &[&str]) -> bool {
+        match_from(&self.text, &self.segs, parts)
     }
 }
 
-fn match_from(segs: &[Seg], parts: &[&str]) -> bool {
+fn match_from(text: &str, segs: &[Seg], parts: &[&str]) -> bool {
     match segs.split_first() {
         None => parts.is_empty(),
-        Some((Seg::Any, rest)) => (0..=parts.len()).any(|k| match_from(rest, &parts[k..])),
+        Some((Seg::Any, rest)) => (0..=parts.len()).any(|k| match_from(text, rest, &parts[k..])),
         Some((seg, rest)) => match parts.split_first() {
             None => false,
-            Some((p, more)) => seg_matches(seg, p) && match_from(rest, more),
+            Some((p, more)) => seg_matches(text, seg, p) && match_from(text, rest, more),
         },
     }
 }
 
-fn seg_matches(seg: &Seg, part: &str) -> bool {
+fn seg_matches(text: &str, seg: &Seg, part: &str) -> bool {
     match seg {
         Seg::Any | Seg::One => true,
-        Seg::Lit(alts) => alts.iter().any(|a| glob(a.as_bytes(), part.as_bytes())),
+        Seg::Lit(at) => text
+            .as_bytes()
+            .get(at.clone())
+            .is_some_and(|alts| alts.split(|&b| b == b'|').any(|a| glob(a, part.as_bytes()))),
     }
 }
 
-/// `*` matches any run of bytes; everything else literally.
+/// `*` matches any run of bytes; everything else literally, without regard to ASCII case.
 fn glob(p: &[u8], s: &[u8]) -> bool {
     match p.split_first() {
         None => s.is_empty(),
         Some((b'*', rest)) => (0..=s.len()).any(|k| glob(rest, &s[k..])),
-        Some((c, rest)) => s.first() == Some(c) && glob(rest, &s[1..]),
+        Some((c, rest)) => s.first().is_some_and(|b| b.eq_ignore_ascii_case(c)) && glob(rest, &s[1..]),
     }
 }
 
@@ -303,7 +360,7 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
         if let Some((k, _)) = e.body.iter().find(|(k, v)| k.is_empty() || v.is_empty()) {
             return Err(at(format!("body field `{k}` needs a name and at least one value")));
         }
-        let path = e.path.as_deref().map(Pattern::parse).transpose().map_err(at)?;
+        let path = e.path.clone().map(Pattern::parse).transpose().map_err(at)?;
         if !e.max_files.is_empty() && e.scope.is_none() {
             return Err(at("`max_files` needs a `scope` (it counts the files the scope check finds)".into()));
         }
@@ -338,15 +395,15 @@ pub fn validate(file: EndpointsFile, source: &str) -> Result<(Vec<Endpoint>, Vec
             remote_host: None,
         });
         rules.push(Endpoint {
-            id: e.id,
-            methods: e.methods.into_iter().collect(),
+            id: e.id.into(),
+            methods: distinct(e.methods.into_iter().map(Text::from)),
             path,
             body: e.body,
-            mutations: e.mutations.into_iter().collect(),
+            mutations: distinct(e.mutations.into_iter().map(Text::from)),
             required,
-            skill: e.skill.unwrap_or_else(|| file.skill.clone()),
-            what: e.what,
-            instead: e.instead,
+            skill: e.skill.unwrap_or_else(|| file.skill.clone()).into(),
+            what: e.what.map(Text::from),
+            instead: e.instead.map(Text::from),
             scope: e.scope,
             max_files: e.max_files,
         });
@@ -359,7 +416,7 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Pattern {
-        Pattern::parse(s).unwrap_or_else(|e| panic!("{e}"))
+        Pattern::parse(s.to_string()).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
@@ -407,6 +464,16 @@ mod tests {
         }
     }
 
+    trait Hits {
+        fn hits(&self, h: &Http) -> bool;
+    }
+
+    impl Hits for Endpoint {
+        fn hits(&self, h: &Http) -> bool {
+            self.matches(&HttpRequest::of(h))
+        }
+    }
+
     fn rule(yaml: &str) -> Endpoint {
         let f: EndpointsFile = serde_yaml_ng::from_str(&format!("skill: s\nendpoints:\n{yaml}")).unwrap();
         validate(f, "t").unwrap().0.remove(0)
@@ -416,11 +483,11 @@ mod tests {
     fn body_conditions_match_a_field_value_or_any_unreadable_body() {
         let r = rule("  - {id: http.x, methods: [POST], path: '**/reviews', body: {event: [APPROVE]}, tier: never}");
         let f = |v: &str| Body::Fields([("event".to_string(), v.to_string())].into());
-        assert!(r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", f("approve"))));
-        assert!(!r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", f("COMMENT"))));
-        assert!(r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", Body::Opaque)));
-        assert!(!r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", Body::None)));
-        assert!(!r.matches(&http("PUT", "/repos/o/r/pulls/1/reviews", f("APPROVE"))));
+        assert!(r.hits(&http("POST", "/repos/o/r/pulls/1/reviews", f("approve"))));
+        assert!(!r.hits(&http("POST", "/repos/o/r/pulls/1/reviews", f("COMMENT"))));
+        assert!(r.hits(&http("POST", "/repos/o/r/pulls/1/reviews", Body::Opaque)));
+        assert!(!r.hits(&http("POST", "/repos/o/r/pulls/1/reviews", Body::None)));
+        assert!(!r.hits(&http("PUT", "/repos/o/r/pulls/1/reviews", f("APPROVE"))));
         // Names fold as Go's encoding/json (Gitea) matches them; two that fold alike are opaque.
         for body in [
             r#"{"EVENT":"APPROVE"}"#,
@@ -428,11 +495,11 @@ mod tests {
             r#"{"event":"COMMENT","Event":"APPROVE"}"#,
         ] {
             assert!(
-                r.matches(&http("POST", "/repos/o/r/pulls/1/reviews", crate::grammar::http::body_of(body))),
+                r.hits(&http("POST", "/repos/o/r/pulls/1/reviews", crate::grammar::http::body_of(body))),
                 "{body}"
             );
         }
-        assert!(!r.matches(&http(
+        assert!(!r.hits(&http(
             "POST",
             "/repos/o/r/pulls/1/reviews",
             crate::grammar::http::body_of(r#"{"EVENT":"COMMENT"}"#)
@@ -443,11 +510,11 @@ mod tests {
     fn mutation_rules_match_graphql_fields_by_name() {
         let r = rule("  - {id: http.m, mutations: [mergePullRequest], tier: never}");
         let mut h = http("POST", "/graphql", Body::Opaque);
-        assert!(!r.matches(&h));
+        assert!(!r.hits(&h));
         h.mutation = Some("mergePullRequest".into());
-        assert!(r.matches(&h));
+        assert!(r.hits(&h));
         h.mutation = Some("addComment".into());
-        assert!(!r.matches(&h));
+        assert!(!r.hits(&h));
     }
 
     #[test]

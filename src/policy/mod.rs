@@ -708,7 +708,7 @@ impl Policy {
         let env = Env::merged(&common.env, env_file(&t.env), &source)?;
         let mut p = Policy::with(tool, source, t.skill.get().to_string(), env, rules, Vec::new());
         if uses_endpoints(tool) {
-            (p.endpoints, _) = endpoints::validate(endpoints_file(&tables::ENDPOINTS)?, ENDPOINTS_EMBEDDED)?;
+            p.endpoints = endpoints_table(&tables::ENDPOINTS)?;
             p.endpoints_source = ENDPOINTS_EMBEDDED.to_string();
         }
         Ok(p)
@@ -760,7 +760,7 @@ impl Policy {
                     format!("endpoint {}: the policy already has a rule with this id; choose another", rule.id),
                 ));
             }
-            lines.insert(rule.id.clone(), *line);
+            lines.insert(rule.id.to_string(), *line);
             self.endpoints.push(rule);
             self.endpoint_examples.push(examples);
         }
@@ -1083,38 +1083,33 @@ fn env_file(t: &tables::Env) -> EnvFile {
     }
 }
 
-/// The compiled endpoint rules, as `endpoints.yaml` without examples.
-fn endpoints_file(t: &tables::Endpoints) -> Result<endpoints::EndpointsFile> {
+/// The compiled endpoint rules. Their strings borrow the tables; they are not validated again
+/// (the tests check that they equal what `endpoints.yaml` validates to), but a path pattern is
+/// parsed, and one that does not parse fails the call.
+fn endpoints_table(t: &tables::Endpoints) -> Result<Vec<endpoints::Endpoint>> {
+    let bad = |msg: String| policy_err(ENDPOINTS_EMBEDDED, format!("the compiled table has {msg}"));
+    let text = |s: tables::Str| Text::from(s.get());
     let table = t.endpoints.items();
     let mut out = Vec::with_capacity(table.len());
     for e in table {
-        out.push(endpoints::EndpointFile {
-            id: e.id.get().to_string(),
-            methods: owned(e.methods),
-            path: e.path.map(|s| s.get().to_string()),
+        out.push(endpoints::Endpoint {
+            id: text(e.id),
+            methods: e.methods.strs().map(Text::from).collect(),
+            path: e.path.map(|p| endpoints::Pattern::parse(p.get())).transpose().map_err(&bad)?,
             body: e.body.items().iter().map(|(k, v)| (k.get().to_string(), owned(*v))).collect(),
-            mutations: owned(e.mutations),
-            tier: match e.tier {
-                0 => TierFile::Word("never".into()),
-                n => TierFile::Number(i64::from(n)),
-            },
-            skill: e.skill.map(|s| s.get().to_string()),
-            what: e.what.map(|s| s.get().to_string()),
-            instead: e.instead.map(|s| s.get().to_string()),
-            examples: None,
+            mutations: e.mutations.strs().map(Text::from).collect(),
+            required: required(e.tier),
+            skill: text(e.skill.unwrap_or(t.skill)),
+            what: e.what.map(text),
+            instead: e.instead.map(text),
             scope: match e.scope.map(tables::Str::get) {
                 None => None,
-                Some(s) => {
-                    Some(scope_kind(s).ok_or_else(|| policy_err(ENDPOINTS_EMBEDDED, format!("the compiled table has scope `{s}`")))?)
-                }
+                Some(s) => Some(scope_kind(s).ok_or_else(|| bad(format!("scope `{s}`")))?),
             },
             max_files: e.max_files.items().iter().copied().collect(),
         });
     }
-    Ok(endpoints::EndpointsFile {
-        skill: t.skill.get().to_string(),
-        endpoints: out,
-    })
+    Ok(out)
 }
 
 fn names(pattern: &str, var: &str) -> bool {
