@@ -313,7 +313,7 @@ fn rule_reason(required: Required, id: &str, what: &str) -> String {
 }
 
 fn matches(rule: &Rule, verb: &str, action: &Action) -> bool {
-    rule.verbs.iter().any(|v| v == verb) && rule.when.iter().all(|m| action.has(m))
+    rule.verbs.contains(verb) && rule.when.iter().all(|m| action.has(m))
 }
 
 fn from_rule(tool: Tool, rule: &Rule, action: &Action) -> Finding {
@@ -381,7 +381,7 @@ fn from_endpoint(rule: &Endpoint, action: &Action) -> Finding {
 /// when there are any, else those naming its fallback (class) verb.
 fn classify(tool: Tool, policy: &Policy, action: &Action) -> Finding {
     let mut verb = action.verb.as_str();
-    if !policy.rules.iter().any(|r| r.verbs.iter().any(|v| v == verb))
+    if !policy.rules.iter().any(|r| r.verbs.contains(verb))
         && let Some(f) = &action.fallback
     {
         verb = f;

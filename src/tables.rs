@@ -23,6 +23,11 @@ pub struct Str {
 }
 
 impl Str {
+    /// Whether this is `s` (the length compared first).
+    pub fn is(self, s: &str) -> bool {
+        self.len as usize == s.len() && self.get() == s
+    }
+
     pub fn get(self) -> &'static str {
         TEXT.get(self.at as usize..(self.at as usize).saturating_add(self.len as usize))
             .unwrap_or_default()

@@ -466,11 +466,61 @@ impl Builtin {
 /// nothing to read it) or owned (an operator's policy file).
 pub type Text = std::borrow::Cow<'static, str>;
 
+/// The words of a rule (`verbs:`, `when:`): a list of the compiled tables (the shipped policy:
+/// nothing copied) or an operator file's.
+#[derive(Debug, Clone)]
+pub enum Words {
+    Table(tables::List<tables::Str>),
+    Owned(Vec<String>),
+}
+
+impl Words {
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let (table, owned): (&[tables::Str], &[String]) = match self {
+            Words::Table(l) => (l.items(), &[]),
+            Words::Owned(v) => (&[], v),
+        };
+        table.iter().map(|s| s.get()).chain(owned.iter().map(String::as_str))
+    }
+
+    /// One of the words is `word` (without a walk through the text for the table's words of
+    /// another length: a rule's verbs are compared with every call's).
+    pub fn contains(&self, word: &str) -> bool {
+        match self {
+            Words::Table(l) => l.items().iter().any(|s| s.is(word)),
+            Words::Owned(v) => v.iter().any(|w| w == word),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Words::Table(l) => l.items().len(),
+            Words::Owned(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn join(&self, sep: &str) -> String {
+        self.iter().collect::<Vec<_>>().join(sep)
+    }
+}
+
+impl PartialEq for Words {
+    fn eq(&self, other: &Words) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Words {}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub id: Text,
-    pub verbs: Vec<Text>,
-    pub when: Vec<Text>,
+    pub verbs: Words,
+    pub when: Words,
     pub required: Required,
     pub skill: Text,
     pub what: Option<Text>,
@@ -629,7 +679,7 @@ pub fn check_words(policy: &Policy) -> Result<()> {
     let tool = policy.tool;
     let vocab = tool.spec().vocabulary;
     let shipped: Vec<String> = Policy::embedded(tool)
-        .map(|p| p.rules.into_iter().flat_map(|r| r.verbs).map(String::from).collect())
+        .map(|p| p.rules.iter().flat_map(|r| r.verbs.iter().map(String::from)).collect())
         .unwrap_or_default();
     // A grammar keeps a word it does not know as the verb (a docker CLI plugin is `buildx`), so
     // that the policy can name it; a word the shipped policy does not name that is a typo of
@@ -683,8 +733,8 @@ impl Policy {
         for r in rules_table {
             rules.push(Rule {
                 id: r.id.get().into(),
-                verbs: r.verbs.strs().map(Text::from).collect(),
-                when: r.when.strs().map(Text::from).collect(),
+                verbs: Words::Table(r.verbs),
+                when: Words::Table(r.when),
                 required: required(r.tier),
                 skill: r.skill.unwrap_or(t.skill).get().into(),
                 what: r.what.map(|s| s.get().into()),
@@ -938,8 +988,8 @@ impl Policy {
             }
             rules.push(Rule {
                 id: r.id.into(),
-                verbs: r.verbs.into_iter().map(Text::from).collect(),
-                when: r.when.into_iter().map(Text::from).collect(),
+                verbs: Words::Owned(r.verbs),
+                when: Words::Owned(r.when),
                 required,
                 skill: r.skill.unwrap_or_else(|| file.skill.clone()).into(),
                 what: r.what.map(Text::from),
