@@ -140,6 +140,32 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
+/// The gate's relocations (the entries of `.rela.dyn`) and
+/// the size of its `.data.rel.ro`, from the ELF section headers.
+fn relocations(gate: &Path) -> (u64, u64) {
+    let f = std::fs::read(gate).unwrap();
+    let u16_at = |o: usize| u16::from_le_bytes(f[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(f[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(f[o..o + 8].try_into().unwrap());
+    assert_eq!(&f[..5], b"\x7fELF\x02", "{} is not a 64-bit ELF file", gate.display());
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28) as usize, u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let header = |i: usize| shoff + i * shentsize;
+    let names = u64_at(header(shstrndx) + 0x18) as usize;
+    let (mut relocs, mut relro) = (0, 0);
+    for i in 0..shnum {
+        let h = header(i);
+        let at = names + u32_at(h);
+        let end = f[at..].iter().position(|&b| b == 0).unwrap();
+        let size = u64_at(h + 0x20);
+        match &f[at..at + end] {
+            b".rela.dyn" => relocs += size / 24,
+            b".data.rel.ro" => relro += size,
+            _ => {}
+        }
+    }
+    (relocs, relro)
+}
+
 /// A tier directory with links to the gate and a tiershim.yaml: `config`, with an operator's
 /// tool home and without the kernel fence (the benchmark is not started inside a Landlock
 /// domain), which a gated call needs before it runs anything.
@@ -413,6 +439,8 @@ fn main() {
     let (git_small_peak, heavy_peak) = (mib(&scope[1]), mib(&scope[6]));
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let verdict = |ok: bool| if ok { "within budget" } else { "over budget" };
+    let (relocs, relro) = relocations(&gate);
+    let relro = relro / 1024;
     let doc = format!(
         "# Performance\n\n\
          Written by `make bench` (benches/gate.rs); re-run it to refresh. Each call is a fork+exec+wait from the \
@@ -444,19 +472,27 @@ fn main() {
          ## Where the time goes\n\n\
          - The gate is one static binary, linked as a position-independent executable (static-pie; \
          `.cargo/config.toml`), so the kernel places it at a random address and it relocates itself at \
-         start: about 21,700 relocations that write every page of its 400 KB `.data.rel.ro`. That \
-         copy-on-write, about 100 page faults on a binary of this size, is most of what the gate costs \
-         beyond an exec hop; an A/B run of the same code linked as a non-PIE static executable took about \
-         half the overhead. The gate runs setgid in a hardened install, so it keeps the address-space \
-         randomisation and pays for it; relocation packing (`-z pack-relative-relocs`) was tried and saves \
-         little, because the writes, not the table, are the cost.\n\
-         - What the gate does itself is about 800,000 instructions for a refused `docker restart` \
-         (callgrind), an allowed `docker ps` a little more: the embedded policy is static tables compiled \
-         from `policy/` at build time (about 140,000 to turn into the engine's rules; parsing it from \
-         JSON had cost 560,000, half of the call), then `tiershim.yaml`, the grammar and the decision. \
-         A curl or gh call also compiles the endpoint rules' path patterns (about 530,000). Redaction uses hand-written scanners and path \
-         patterns a small NFA: compiling regular expressions for them had cost ten and, with 1,000 skills, \
-         thirty times that.\n\
+         start: {relocs} relocations, which write every page of its {relro} KB `.data.rel.ro` (the \
+         static data that holds pointers), each page a copy-on-write fault. That, not what the gate decides, \
+         is most of what it costs beyond an exec hop: the same code linked as a non-PIE static executable \
+         measured about 1.1x a bare exec hop where the PIE measured about 1.3x. The gate runs setgid in a \
+         hardened install, so it keeps the address-space randomisation, and keeps its own tables free of \
+         pointers instead: the policy tables' strings are places in one text and lists places in one array \
+         (`src/tables.rs`), an option's names are inline (`grammar::opts::Opt`); that took the relocations \
+         from 30,355 to about 18,000 and `.data.rel.ro` from 608 to 317 KB. Most of what is left is the \
+         dependencies' (pulldown-cmark's table of HTML entities, sqlparser's keywords and its stack-growth \
+         closures, the standard library's formatting and panic locations). Relocation packing \
+         (`-z pack-relative-relocs`) was tried and saves nothing: the writes, not the table, are the cost.\n\
+         - What the gate does itself is about 500,000 instructions for an allowed `docker ps` (callgrind, \
+         up to the exec), half of them the relocation loop: the embedded policy's rules borrow the static \
+         tables' strings (copying them had cost 150,000, freeing them 70,000; parsing the policy from JSON, \
+         before there were tables, 560,000); `tiershim.yaml` (about 55,000, YAML), the environment \
+         (about 100,000: reading it, and the allow-list for the child), the grammar and the decision. `main` is \
+         the C entry point, which skips Rust's start-up (its read of `/proc/self/maps` for a stack guard \
+         alone was 50,000). A curl or gh call also builds the endpoint rules, their path patterns ranges of \
+         the tables' text (about 250,000 more; parsing and validating them as a file had cost 800,000). \
+         Redaction uses hand-written scanners and path patterns a small NFA: compiling regular expressions \
+         for them had cost ten and, with 1,000 skills, thirty times that.\n\
          - A scope check adds git: two to four runs (`rev-parse`, `for-each-ref`, the diff or log), each a \
          fork and exec of git. Reading many skill files is one open and read per file and a markdown parse \
          of those that have Scope Rules; what would make it cheaper still is fewer skill files with rules, \
