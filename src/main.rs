@@ -8,10 +8,13 @@
 //! hands them to the standard library at load). A stack overflow is still stopped by the guard
 //! page, without the standard library's message.
 
-#![no_main]
+// Under `cargo test` the test harness brings its own `main`.
+#![cfg_attr(not(test), no_main)]
 
+#[cfg(not(test))]
 use std::ffi::{c_char, c_int};
 
+#[cfg(not(test))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     // The gate runs setgid: a descriptor 0, 1 or 2 that the caller closed would be the next file
