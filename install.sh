@@ -14,6 +14,8 @@
 #                                              opens them for writing to tell the tier of its Landlock domain
 #   <prefix>/lib/tiershim/home/                the real tools' HOME (unless --tool-home names one)
 #   <prefix>/lib/tiershim/secrets.yaml         (--secret: pinned credentials, only the gate reads them)
+#   <prefix>/lib/tiershim/git-core/            (--harden: a copy of the real git's exec path, its
+#                                              binaries 0751 root:tiershim; GIT_EXEC_PATH is pinned to it)
 #   <prefix>/lib/tiershim/real/                (--harden: the real tools, 0710 root:tiershim; each
 #                                              binary 0751 root:tiershim, so the agent's user runs
 #                                              it only through the gate and cannot read it, which
@@ -72,7 +74,9 @@ usage: install.sh --prefix DIR [options]
   --harden           (root only) create group tiershim, copy the real tools into
                      <prefix>/lib/tiershim/real (0710 root:tiershim; binaries 0751
                      root:tiershim, so a running tool's environment is closed to the
-                     agent's other processes; scripts 0755), take "others" access
+                     agent's other processes; scripts 0755) and the real git's exec
+                     path into <prefix>/lib/tiershim/git-core (GIT_EXEC_PATH pinned to
+                     it unless --env names one), take "others" access
                      off the originals, install tiershim setgid tiershim, make everything
                      root-owned, and create the audit log root:tiershim 0660
   --group NAME       the group --harden uses (default tiershim)
@@ -433,6 +437,27 @@ if [ -n "$secrets" ]; then
     claim "$secrets_path"
 fi
 for n in 1 2 3; do claim "$lib/fence-probe-tier$n"; done
+# Hardened: git's exec path, copied to <lib>/git-core with the real tools' modes, and
+# GIT_EXEC_PATH pinned to it. git runs its helpers from there as the caller, and
+# git-remote-http, which gets git's environment and holds the credential of every HTTP remote,
+# is then closed to the agent's other processes as git is. Only a git binary (a script
+# stand-in is not run) whose exec path has git-remote-http.
+git_core= git_exec_path=
+if [ -n "$harden" ] && found=$(find_real git) && [ "$(head -c 2 "$found")" != '#!' ] \
+    && git_exec_path=$("$found" --exec-path 2>/dev/null) \
+    && [ -d "$git_exec_path" ] && [ -f "$git_exec_path/git-remote-http" ]; then
+    case $nl$envs in
+        *"${nl}GIT_EXEC_PATH="*) ;; # the operator's own pin wins
+        *)
+            git_core=$lib/git-core
+            claim "$git_core"
+            IFS=$nl
+            for f in $(cd "$git_exec_path" && find . -mindepth 1 | sed 's|^\./||' | sort); do claim "$git_core/$f"; done
+            IFS=$old_ifs
+            envs="$envs${nl}GIT_EXEC_PATH=$git_core"
+            ;;
+    esac
+fi
 if [ -n "$harden" ]; then
     claim "$lib/real"
     for t in $tools; do find_real "$t" >/dev/null && claim "$lib/real/$t"; done
@@ -522,6 +547,36 @@ else
     for t in $tools; do
         found=$(find_real "$t") && real_map="$real_map$t $found$nl"
     done
+fi
+# Hardened: git's exec path (above), each program as the real tools are: a binary 0751
+# root:<group>, a script or data file root-owned as it was (scripts stay readable), links as
+# they are (git's builtins are links to git).
+if [ -n "$git_core" ]; then
+    mkdir -p "$git_core"
+    chown root:root "$git_core"
+    chmod 0755 "$git_core"
+    IFS=$nl
+    for f in $(cd "$git_exec_path" && find . -mindepth 1 | sed 's|^\./||' | sort); do
+        from=$git_exec_path/$f to=$git_core/$f
+        if [ -L "$from" ]; then
+            link "$(readlink "$from")" "$to"
+        elif [ -d "$from" ]; then
+            mkdir -p "$to"
+            chown root:root "$to"
+            chmod 0755 "$to"
+        elif [ -f "$from" ]; then
+            cp -p "$from" "$to.new"
+            if [ -x "$from" ] && [ "$(head -c 2 "$from")" != '#!' ]; then
+                chown "root:$group" "$to.new"
+                chmod 0751 "$to.new"
+            else
+                chown root:root "$to.new"
+                chmod go-w "$to.new"
+            fi
+            place "$to.new" "$to"
+        fi
+    done
+    IFS=$old_ifs
 fi
 # The tools not found are linked all the same: the gate answers them with "No suitable tool
 # found" (exit 127), which an agent takes as "use something else"; doctor notes them.

@@ -847,3 +847,168 @@ fn a_hardened_real_tool_holding_a_pinned_secret_keeps_its_environment_and_memory
         "{report}"
     );
 }
+
+/// An HTTP server on 127.0.0.1 serving one repository the dumb way (`info/refs`): it holds the
+/// first request until released, records every request's head, and answers 404 to the rest.
+struct HeldGitHttp {
+    port: u16,
+    connected: std::sync::mpsc::Receiver<()>,
+    release: std::sync::mpsc::Sender<()>,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl HeldGitHttp {
+    const REFS: &'static str = "1111111111111111111111111111111111111111\trefs/heads/main\n";
+
+    fn start() -> HeldGitHttp {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (connected_tx, connected) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel::<()>();
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&heads);
+        std::thread::spawn(move || {
+            let mut held = false;
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { continue };
+                let mut head = Vec::new();
+                let mut b = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && s.read_exact(&mut b).is_ok() {
+                    head.push(b[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                log.lock().unwrap().push(head.clone());
+                if !held {
+                    held = true;
+                    let _ = connected_tx.send(());
+                    if release_rx.recv().is_err() {
+                        return;
+                    }
+                }
+                let reply = if head.starts_with("GET /r.git/info/refs") {
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                        Self::REFS.len(),
+                        Self::REFS
+                    )
+                } else {
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+                };
+                let _ = s.write_all(reply.as_bytes());
+            }
+        });
+        HeldGitHttp {
+            port,
+            connected,
+            release,
+            heads,
+        }
+    }
+}
+
+/// The processes whose parent is `pid` (from /proc, as root).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| {
+                // `pid (comm) state ppid …`: comm may hold spaces, so split after the last ')'.
+                st.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_hardened_git_and_its_http_helper_keep_a_pinned_header_from_the_agents_other_processes() {
+    if !nix::unistd::getuid().is_root() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("the --harden test must run as root under CI (it creates a group and a user)");
+        }
+        eprintln!("SKIPPED a_hardened_git_…: not root; run the tests as root to check --harden");
+        return;
+    }
+    let acct = Account::create_tagged("gitenv");
+    let tsg = acct.group_gid();
+    let srv = HeldGitHttp::start();
+    let git = crate::real_tools::which("git");
+    let inst = Installed::new_with(
+        &[
+            "--harden",
+            "--group",
+            &acct.group,
+            "--env",
+            "GIT_CONFIG_COUNT=1",
+            "--env",
+            "GIT_CONFIG_KEY_0=http.extraheader",
+            "--secret",
+            "GIT_CONFIG_VALUE_0=Authorization: Bearer pinned-git-token",
+        ],
+        |real, _| {
+            std::fs::copy(&git, real.join("git")).unwrap();
+        },
+    );
+    // git's exec path is copied beside the real tools, its helpers closed as git is, and pinned.
+    let git_core = inst.prefix.join("lib/tiershim/git-core");
+    let m = std::fs::metadata(git_core.join("git-remote-http")).unwrap();
+    assert_eq!((m.mode() & 0o7777, m.uid(), m.gid()), (0o751, 0, tsg));
+    let cfg = std::fs::read_to_string(inst.tier_dir(1).join("tiershim.yaml")).unwrap();
+    assert!(cfg.contains(&format!("GIT_EXEC_PATH: '{}'", git_core.display())), "{cfg}");
+    assert!(!cfg.contains("pinned-git-token"));
+
+    let tier1 = inst.tier_dir(1);
+    let path = tier1.display().to_string();
+    let url = format!("http://127.0.0.1:{}/r.git", srv.port);
+    let child = acct
+        .command_in(
+            Path::new("/"),
+            &[tier1.join("git").to_str().unwrap(), "ls-remote", &url],
+            &[("PATH", &path)],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    srv.connected
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("git did not reach the held server");
+    let pid = child.id();
+    // git runs `git remote-http`, which runs git-remote-http: every process under git.
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        tree.extend(children_of(tree[i]));
+        i += 1;
+    }
+    let exes: Vec<_> = tree.iter().map(|p| std::fs::read_link(format!("/proc/{p}/exe")).unwrap()).collect();
+    assert!(exes.contains(&git_core.join("git-remote-http")), "{exes:?}");
+    for &p in &tree {
+        let environ = std::fs::read(format!("/proc/{p}/environ")).unwrap();
+        assert!(text(&environ).contains("pinned-git-token"), "root sees the pinned header in {p}");
+        for file in ["environ", "mem", "fd/0"] {
+            let (ok, said) = agent_reads(&acct, p, file);
+            assert!(!ok && said.contains("Permission denied"), "{p} {file}: {said}");
+            assert!(!said.contains("pinned-git-token"), "{p} {file}: {said}");
+        }
+    }
+    // And git works: the server got the pinned header, git its refs.
+    srv.release.send(()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), HeldGitHttp::REFS);
+    let heads = srv.heads.lock().unwrap().clone();
+    assert!(
+        heads[0].starts_with("GET /r.git/info/refs") && heads[0].contains("Authorization: Bearer pinned-git-token"),
+        "{heads:?}"
+    );
+
+    // Uninstalled, the copy is gone with the rest.
+    let r = crate::installed::run_install(&["--uninstall", "--prefix", inst.prefix.to_str().unwrap()]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(!git_core.exists());
+}
