@@ -814,7 +814,7 @@ fn a_hardened_real_tool_holding_a_pinned_secret_keeps_its_environment_and_memory
     assert_eq!(code, Some(78), "{report}");
     assert!(
         report.contains(&format!(
-            "real {} can be read by user {}",
+            "{} can be read by user {}",
             real_dir.join("psql").display(),
             acct.user
         )) && report.contains("chmod 0751"),
@@ -1005,6 +1005,42 @@ fn a_hardened_git_and_its_http_helper_keep_a_pinned_header_from_the_agents_other
     assert!(
         heads[0].starts_with("GET /r.git/info/refs") && heads[0].contains("Authorization: Bearer pinned-git-token"),
         "{heads:?}"
+    );
+
+    // The doctor checks the copy: closed, and a helper the agent can read is a failure.
+    let sys = inst.tmp.path().join("sys");
+    std::fs::create_dir(&sys).unwrap();
+    let doctor = || {
+        let out = Command::new(inst.tiershim())
+            .args([
+                "doctor",
+                "--prefix",
+                inst.prefix.to_str().unwrap(),
+                "--user",
+                &acct.user,
+                "--system-path",
+            ])
+            .arg(&sys)
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stdout))
+    };
+    let (code, report) = doctor();
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains(&format!(
+            "git runs its helpers from {} (GIT_EXEC_PATH), whose binaries",
+            git_core.display()
+        )),
+        "{report}"
+    );
+    let helper = git_core.join("git-remote-http");
+    std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (code, report) = doctor();
+    assert_eq!(code, Some(78), "{report}");
+    assert!(
+        report.contains(&format!("{} can be read by user {}", helper.display(), acct.user)),
+        "{report}"
     );
 
     // Uninstalled, the copy is gone with the rest.

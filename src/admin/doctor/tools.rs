@@ -178,6 +178,11 @@ pub fn real(r: &mut Report, inst: &Install, t: &Tier) {
                 ),
             );
         }
+        if tool == Tool::Git
+            && let (Some(gid), Some(dir)) = (inst.hardened, cfg.env.get("GIT_EXEC_PATH"))
+        {
+            git_exec_path(r, area, Path::new(dir), &inst.agent, gid);
+        }
         for (name, helper) in HELPERS {
             if *name == tool.name() && Path::new(helper).is_dir() && seen_helpers.insert(*helper) {
                 r.note(
@@ -209,7 +214,7 @@ fn environment_closed(r: &mut Report, area: Area, real: &Path, agent: &Principal
         r.note(
             area,
             format!(
-                "real {} is a script, which its interpreter opens again as the caller, so {} can read it, and while it runs the agent's other processes can read its environment (the pinned secrets it gets) from /proc",
+                "{} is a script, which its interpreter opens again as the caller, so {} can read it, and while it runs the agent's other processes can read its environment (the pinned secrets it gets) from /proc",
                 real.display(),
                 agent.label
             ),
@@ -219,7 +224,7 @@ fn environment_closed(r: &mut Report, area: Area, real: &Path, agent: &Principal
         r.bad(
             area,
             format!(
-                "real {} can be read by {}, so while it runs the agent's other processes can read its environment (the pinned secrets it gets) and memory from /proc",
+                "{} can be read by {}, so while it runs the agent's other processes can read its environment (the pinned secrets it gets) and memory from /proc",
                 real.display(),
                 agent.label
             ),
@@ -230,4 +235,41 @@ fn environment_closed(r: &mut Report, area: Area, real: &Path, agent: &Principal
         );
     }
     false
+}
+
+/// Hardened, with `GIT_EXEC_PATH` pinned (`install.sh --harden` pins its copy of the real git's
+/// exec path): the helpers git runs from there get git's environment, and `git-remote-http`
+/// holds every HTTP remote's credential, so each binary there must be closed to the agent as a
+/// real tool is ([`environment_closed`]).
+fn git_exec_path(r: &mut Report, area: Area, dir: &Path, agent: &Principal, gid: u32) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        r.bad(
+            area,
+            format!(
+                "GIT_EXEC_PATH {} (pinned) cannot be read, so git finds none of its helpers",
+                dir.display()
+            ),
+            "re-run install.sh --harden (it copies the real git's exec path there), or pin another",
+        );
+        return;
+    };
+    let mut closed = true;
+    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    for f in files {
+        // Scripts (git's `git-sh-setup`, `git-filter-branch`, …) must stay readable.
+        if std::fs::symlink_metadata(&f).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0) && !access::is_script(&f) {
+            closed &= environment_closed(r, area, &f, agent, gid);
+        }
+    }
+    if closed {
+        r.ok(
+            area,
+            format!(
+                "git runs its helpers from {} (GIT_EXEC_PATH), whose binaries {} cannot read (closed while they run, as git is)",
+                dir.display(),
+                agent.label
+            ),
+        );
+    }
 }
