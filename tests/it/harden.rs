@@ -813,11 +813,7 @@ fn a_hardened_real_tool_holding_a_pinned_secret_keeps_its_environment_and_memory
     let (code, report) = doctor();
     assert_eq!(code, Some(78), "{report}");
     assert!(
-        report.contains(&format!(
-            "{} can be read by user {}",
-            real_dir.join("psql").display(),
-            acct.user
-        )) && report.contains("chmod 0751"),
+        report.contains(&format!("{} can be read by user {}", real_dir.join("psql").display(), acct.user)) && report.contains("chmod 0751"),
         "{report}"
     );
     let r = inst.reinstall(&[
