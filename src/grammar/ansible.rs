@@ -407,6 +407,9 @@ fn common(p: &Parsed, actions: &mut Vec<Action>, claims: &mut Vec<Claim>) {
         if v.contains("{{") || v.contains("{%") || v.contains("{#") {
             risky.push("template");
         }
+        if !plain_extra_vars(v) {
+            risky.push("unreadable");
+        }
     }
     if !risky.is_empty() {
         let mut a = Action::new(EXTRA_VARS_VERB);
@@ -447,6 +450,24 @@ fn common(p: &Parsed, actions: &mut Vec<Action>, claims: &mut Vec<Claim>) {
         }
         actions.push(a);
     }
+}
+
+/// An inline `-e` value in the only form the gate reads as ansible does: `name=value` words
+/// separated by white space, each name letters, digits and `_` (not starting with a digit), no
+/// value holding a backslash, a quote, a brace or a control character. ansible parses a value
+/// that starts with `{` or `[` as YAML and decodes backslash escapes (`\u0069`, `\x69`) and
+/// quotes in the `name=value` form before it uses a name or value, so in any other form an
+/// `ansible_` setting or a template can be spelt in a way the text does not show.
+fn plain_extra_vars(v: &str) -> bool {
+    v.split(char::is_whitespace).filter(|w| !w.is_empty()).all(|word| {
+        let Some((name, value)) = word.split_once('=') else {
+            return false;
+        };
+        let mut name_chars = name.chars();
+        name_chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name_chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !value.chars().any(|c| matches!(c, '\\' | '\'' | '"' | '{' | '}') || c.is_control())
+    })
 }
 
 fn operator(path: &str, flag: &str, tree: bool) -> Claim {

@@ -673,13 +673,17 @@ macro_rules! ansible_words {
                 Word::new("version", "--version"),
                 Word::new(
                     "-e ansible_*",
-                    "extra variables that set an ansible_ setting (interpreter, connection, ssh executable) or hold a template",
+                    "extra variables that set an ansible_ setting (interpreter, connection, ssh executable), hold a template, or are not plain name=value words",
                 ),
                 Word::new("--ssh-args", "arguments for ssh, scp or sftp (--ssh-common-args, --ssh-extra-args, …)"),
             ],
             marks: &[
                 Word::new("ansible-var", "on `-e ansible_*`: an extra variable naming an ansible_ setting"),
                 Word::new("template", "on `-e ansible_*`: an extra variable holding a Jinja template ({{ }}, {% %}, {# #})"),
+                Word::new(
+                    "unreadable",
+                    "on `-e ansible_*`: extra variables not written as plain name=value words (YAML or JSON, backslash escapes, quotes, braces), which ansible decodes before it reads them",
+                ),
                 Word::new("--*", "on `--ssh-args`: the option that passes them"),
             ],
         }

@@ -467,3 +467,42 @@ fn in_a_hardened_install_a_playbook_over_ssh_runs_the_real_ssh_from_the_gates_de
     assert_eq!(o.status.code(), Some(77), "{}", text(&o));
     assert_eq!(inst.audit_records().last().unwrap()["rule"], "ssh.unclassified");
 }
+
+/// Extra variables that name an `ansible_` setting only once ansible has decoded them: the
+/// JSON form with `\u` escapes and the `name=value` form with `\x` escapes. Run by the real
+/// ansible-playbook without the gate (the control), they switch the connection to ssh with a
+/// `ProxyCommand` that runs a program on this machine; through the gate they are refused
+/// before ansible starts.
+#[test]
+fn extra_variables_that_ansible_decodes_into_a_proxy_command_are_refused_before_it_runs() {
+    let Some(p) = play("") else { return };
+    let home = p.env.path("agent-home");
+    p.agent.set_home(&home);
+    let forms = |marker: &Path| {
+        let m = marker.display().to_string();
+        [
+            format!(r#"{{"ans\u0069ble_connection": "ssh", "ans\u0069ble_ssh_common_args": "-oProxyCommand=\"touch {m}\""}}"#),
+            format!(r"ans\x69ble_connection=ssh ans\x69ble_ssh_common_args=-oProxyCommand=\x22touch\x20{m}\x22"),
+        ]
+    };
+    for (i, _) in forms(Path::new("")).iter().enumerate() {
+        let marker = p.out.join(format!("proxy-{i}"));
+        let extra = forms(&marker)[i].clone();
+        let args = ["-i", "inventory", "-l", "localhost", "site.yml", "-e", extra.as_str()];
+        let r = p.run(&args, "3");
+        assert_eq!(r.status.code(), Some(77), "form {i}: {}", text(&r));
+        assert_eq!(p.rule(), "ansible-playbook.extra-vars", "form {i}");
+        assert!(!marker.exists(), "form {i}: the ProxyCommand ran through the gate");
+        // The control: the real ansible-playbook, without the gate, runs the ProxyCommand.
+        let mut direct = vec!["/usr/bin/ansible-playbook"];
+        direct.extend_from_slice(&args);
+        let r = p
+            .agent
+            .run_in(&p.dir, &direct, &[("PATH", "/usr/bin:/bin"), ("HOME", home.to_str().unwrap())]);
+        assert!(
+            marker.exists(),
+            "form {i}: ansible did not decode it as the test expects: {}",
+            text(&r)
+        );
+    }
+}
