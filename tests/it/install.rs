@@ -302,7 +302,10 @@ fn a_passthrough_list_with_an_exec_capable_program_stops_the_install() {
     list.push_str("awk         1,2,3\n");
     std::fs::write(src.join("shims/passthrough"), list).unwrap();
     let prefix = tmp.path().join("p");
-    let out = Command::new(src.join("install.sh"))
+    // Through sh, not executed itself: a copy made a moment ago can still be open for writing in
+    // a child another test thread is forking, and exec would fail with ETXTBSY.
+    let out = Command::new("sh")
+        .arg(src.join("install.sh"))
         .args(["--binary", bin().to_str().unwrap(), "--prefix", prefix.to_str().unwrap()])
         .output()
         .unwrap();
