@@ -1,4 +1,15 @@
-//! ansible's ssh connection, pinned by the gate (docs/ansible.md, "Connections"). ansible runs
+//! ansible's ssh connection and its local temporary directory, pinned by the gate
+//! (docs/ansible.md, "Connections", and its paragraph on the environment).
+//!
+//! Under the kernel fence (`kernel_fence` on), every ansible tool runs with `ANSIBLE_LOCAL_TEMP`
+//! and `TMPDIR` set to the agent's private temporary directory (`~/.claude/tmp`, which every
+//! tier's Landlock domain may write): the domain does not let it write the policy's `/tmp`, where
+//! ansible makes its `ansible-local-*` directory at start-up, nor the other places Python's
+//! `tempfile` tries, and ansible stops when it cannot. An operator's pin of
+//! `ANSIBLE_LOCAL_TEMP` stays. Without the fence the policy's `/tmp` stays and `TMPDIR` is not
+//! passed.
+//!
+//! ansible runs
 //! `ssh` from `PATH`, which in a tier directory is the gate's ssh; so an allowed `ansible-playbook`
 //! or `ansible` call runs with ansible's ssh settings set by the gate, over any pin of the same
 //! variable:
@@ -25,7 +36,7 @@ use std::collections::BTreeMap;
 use std::os::fd::{OwnedFd, RawFd};
 
 use crate::error::{Error, Result};
-use crate::install::InstallConfig;
+use crate::install::{InstallConfig, KernelFence};
 use crate::tool::Tool;
 
 /// The descriptor the real ssh is kept open at for a hardened ansible.
@@ -81,6 +92,38 @@ pub fn pin(cfg: &InstallConfig, pins: &BTreeMap<String, String>, home: Option<&s
     }
     Ok(Some(Pinned { vars, kept }))
 }
+
+/// The ansible tools (their policies set `ANSIBLE_LOCAL_TEMP`).
+pub fn is_ansible(tool: Tool) -> bool {
+    matches!(
+        tool,
+        Tool::AnsiblePlaybook | Tool::Ansible | Tool::AnsibleInventory | Tool::AnsibleGalaxy
+    )
+}
+
+/// The temporary directories of an ansible tool under the kernel fence (see the module doc):
+/// `TMPDIR`, and `ANSIBLE_LOCAL_TEMP` unless the operator pinned it, both the agent's private
+/// temporary directory, with `home` the agent's home directory. Nothing without the fence, for
+/// another tool, or when the agent's home is unknown.
+pub fn temp_dirs(
+    tool: Tool,
+    cfg: &InstallConfig,
+    pins: &BTreeMap<String, String>,
+    home: Option<&std::path::Path>,
+) -> Vec<(&'static str, String)> {
+    let Some(home) = home.filter(|_| is_ansible(tool) && matches!(cfg.kernel_fence, KernelFence::On { .. })) else {
+        return Vec::new();
+    };
+    let dir = crate::fence::tmp_dir(home).display().to_string();
+    let mut vars = vec![("TMPDIR", dir.clone())];
+    if !pins.contains_key(LOCAL_TEMP) {
+        vars.push((LOCAL_TEMP, dir));
+    }
+    vars
+}
+
+/// The variable of ansible's local temporary directory.
+pub const LOCAL_TEMP: &str = "ANSIBLE_LOCAL_TEMP";
 
 /// The agent's home directory: the caller's account by real uid.
 pub fn agent_home() -> Option<std::path::PathBuf> {

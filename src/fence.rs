@@ -19,7 +19,8 @@
 //!   `.git/config`, `.git/hooks/`, `.git/info/`, a `.git` file, and `.claude-ops/`, and the
 //!   skills, policy and install directories where they lie inside a workspace, bind-mounted
 //!   read-only (Landlock cannot carve a hole out of a writable tree);
-//! - tier 3: also the directories `kernel_fence.writable` names.
+//! - tier 3: also `/dev/shm` (POSIX semaphores: ansible's worker queue) and the directories
+//!   `kernel_fence.writable` names.
 //!
 //! The real tools inherit the domain. At tier 1 that means a `git fetch` cannot update a
 //! repository (objects, `FETCH_HEAD`), and a tool's caches under the operator's tool home
@@ -365,6 +366,15 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Pa
         }
     }
     if cfg.tier >= 3 {
+        // A tier-3 run of ansible starts its workers with a queue whose lock is a POSIX
+        // semaphore, which the C library creates in /dev/shm.
+        let shm = Path::new("/dev/shm");
+        if exists(shm) {
+            writable.push(entry(
+                shm,
+                "shared memory: POSIX semaphores (ansible's worker queue, Python's multiprocessing)",
+            ));
+        }
         for w in extra {
             writable.push(entry(w, "named by kernel_fence.writable"));
         }

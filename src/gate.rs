@@ -172,8 +172,14 @@ impl Run {
                 let (mut env, mut resets) = exec::child_env(&ctx.env, policy, &pins, Some(home), d.effective_tier);
                 // ansible's ssh connection: the real ssh, pinned by the gate.
                 let mut kept = None;
+                let agent_home = crate::ansible_ssh::is_ansible(d.tool)
+                    .then(crate::ansible_ssh::agent_home)
+                    .flatten();
+                // Under the kernel fence, ansible's temporary directories are the agent's.
+                let temp = crate::ansible_ssh::temp_dirs(d.tool, cfg, &pins, agent_home.as_deref());
+                exec::force(&mut env, &mut resets, &ctx.env, &temp);
                 if crate::ansible_ssh::connects(d.tool) {
-                    match crate::ansible_ssh::pin(cfg, &pins, crate::ansible_ssh::agent_home().as_deref()) {
+                    match crate::ansible_ssh::pin(cfg, &pins, agent_home.as_deref()) {
                         Ok(Some(pinned)) => {
                             exec::force(&mut env, &mut resets, &ctx.env, &pinned.vars);
                             kept = pinned.kept;

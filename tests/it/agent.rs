@@ -123,11 +123,20 @@ fn real_tools(real: &Path, _runs: &Path) {
 impl AgentInstall {
     /// `extra`: more install.sh arguments.
     pub fn new(tag: &str, extra: &[&str]) -> AgentInstall {
+        AgentInstall::new_with(tag, extra, |_| {})
+    }
+
+    /// As [`AgentInstall::new`], with `setup(real_dir)` run after the real tools are written
+    /// and before install.sh (more real tools).
+    pub fn new_with(tag: &str, extra: &[&str], setup: impl FnOnce(&Path)) -> AgentInstall {
         let w = world(tag, &[]);
         let repos_arg = w.repos.display().to_string();
         let mut args = vec!["--harden", "--group", &w.acct.group, "--repos", &repos_arg, "--kernel-fence", "on"];
         args.extend_from_slice(extra);
-        let inst = Installed::new_with(&args, real_tools);
+        let inst = Installed::new_with(&args, |real, runs| {
+            real_tools(real, runs);
+            setup(real);
+        });
         AgentInstall {
             acct: w.acct,
             inst,

@@ -506,3 +506,94 @@ fn extra_variables_that_ansible_decodes_into_a_proxy_command_are_refused_before_
         );
     }
 }
+
+/// An operator's playbook on `localhost` (local connection) for the agent of `a`: one task that
+/// writes `deployed` into the agent's work tree (a workspace, which tier 3 may write). Returns
+/// the playbook directory (root's, 0755, outside every workspace) and the file the task writes.
+fn local_play(a: &crate::agent::AgentInstall) -> (PathBuf, PathBuf) {
+    let dir = a.world.path().join("play");
+    std::fs::create_dir(&dir).unwrap();
+    chmod(&dir, 0o755);
+    let deployed = a.app.join("deployed");
+    std::fs::write(
+        dir.join("site.yml"),
+        format!(
+            "- hosts: all\n  gather_facts: false\n  tasks:\n    - name: deploy\n      ansible.builtin.copy:\n        content: \"deployed\\n\"\n        dest: {}\n",
+            deployed.display()
+        ),
+    )
+    .unwrap();
+    // Where the local connection makes its "remote" temporary directories: the operator's
+    // choice (the tool home is not the agent's), here the agent's own temporary directory.
+    std::fs::write(
+        dir.join("inventory"),
+        format!(
+            "localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3 ansible_remote_tmp={}\n",
+            a.home.join(".claude/tmp/ansible-remote").display()
+        ),
+    )
+    .unwrap();
+    (dir, deployed)
+}
+
+/// Through `tiershim launch` and the tier-3 shell of a hardened install, as the agent: with the
+/// kernel fence on, ansible's temporary directories are the agent's own (its Landlock domain does
+/// not let it write /tmp) and its worker queue's semaphore lives in /dev/shm, which tier 3 may
+/// write; with the fence off, the policy's /tmp.
+#[test]
+fn inside_the_tier_3_kernel_fence_a_playbook_on_localhost_runs_and_so_it_does_without_it() {
+    if !crate::agent::as_root("inside_the_tier_3_kernel_fence_a_playbook…") {
+        return;
+    }
+    if !Path::new("/usr/bin/ansible-playbook").is_file() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "ansible-playbook is not installed: scripts/test-deps.sh installs Debian's ansible-core"
+        );
+        eprintln!("SKIPPED: ansible-playbook is not installed; run scripts/test-deps.sh");
+        return;
+    }
+    for fence in ["on", "off"] {
+        let a = crate::agent::AgentInstall::new_with(&format!("a{fence}"), &["--kernel-fence", fence], |real| {
+            std::fs::copy("/usr/bin/ansible-playbook", real.join("ansible-playbook")).unwrap();
+        });
+        let (dir, deployed) = local_play(&a);
+        // The local connection runs `sh` and `mkdir` from PATH: the operator pins one that has
+        // them after the tier directory.
+        let tier3 = a.inst.tier_dir(3);
+        let cfg = a.tier_config(3);
+        let mut text_cfg = std::fs::read_to_string(&cfg).unwrap();
+        text_cfg.push_str(&format!("env:\n  PATH: {}:/usr/bin:/bin\n", tier3.display()));
+        std::fs::write(&cfg, text_cfg).unwrap();
+        let shell = a.inst.prefix.join("bin/rbash-tier3");
+        let out = a
+            .launch_cmd(
+                3,
+                &dir,
+                &[],
+                &[shell.to_str().unwrap(), "-c", "ansible-playbook -i inventory -l localhost site.yml"],
+            )
+            .output()
+            .unwrap();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "fence {fence}: {said}");
+        assert!(said.contains("changed=1"), "fence {fence}: {said}");
+        assert_eq!(std::fs::read_to_string(&deployed).unwrap(), "deployed\n", "fence {fence}");
+        let rec = a.inst.audit_records().pop().unwrap();
+        assert_eq!(rec["rule"], "ansible-playbook.run", "{rec}");
+        // The record says what the gate set: under the fence, ansible's local temporary
+        // directory and TMPDIR are the agent's; without it, the policy's /tmp and no TMPDIR (the
+        // launch sets none without the fence).
+        let resets = rec["env_resets"].as_array().unwrap();
+        let action = |var: &str| {
+            resets
+                .iter()
+                .find(|r| r["var"] == var)
+                .and_then(|r| r["action"].as_str())
+                .map(str::to_string)
+        };
+        assert_eq!(action("ANSIBLE_LOCAL_TEMP").as_deref(), Some("set"), "{rec}");
+        let tmpdir = (fence == "on").then_some("set");
+        assert_eq!(action("TMPDIR").as_deref(), tmpdir, "fence {fence}: {rec}");
+    }
+}
