@@ -563,7 +563,12 @@ fn inside_the_tier_3_kernel_fence_a_playbook_on_localhost_runs_and_so_it_does_wi
         let tier3 = a.inst.tier_dir(3);
         let cfg = a.tier_config(3);
         let mut text_cfg = std::fs::read_to_string(&cfg).unwrap();
-        text_cfg.push_str(&format!("env:\n  PATH: {}:/usr/bin:/bin\n", tier3.display()));
+        let path = format!("  PATH: {}:/usr/bin:/bin\n", tier3.display());
+        // Under the `env:` install.sh wrote (--harden pins GIT_EXEC_PATH), or a new one.
+        match text_cfg.find("\nenv:\n") {
+            Some(i) => text_cfg.insert_str(i + "\nenv:\n".len(), &path),
+            None => text_cfg.push_str(&format!("env:\n{path}")),
+        }
         std::fs::write(&cfg, text_cfg).unwrap();
         let shell = a.inst.prefix.join("bin/rbash-tier3");
         let out = a
