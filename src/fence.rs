@@ -19,8 +19,10 @@
 //!   `.git/config`, `.git/hooks/`, `.git/info/`, a `.git` file, and `.claude-ops/`, and the
 //!   skills, policy and install directories where they lie inside a workspace, bind-mounted
 //!   read-only (Landlock cannot carve a hole out of a writable tree);
-//! - tier 3: also `/dev/shm` (POSIX semaphores: ansible's worker queue) and the directories
-//!   `kernel_fence.writable` names.
+//! - tier 3: also `/dev/shm` (POSIX semaphores: ansible's worker queue), given a private, empty
+//!   tmpfs in the session's mount namespace, so what the agent leaves there is not the machine's
+//!   shared memory (left out when there is no such namespace: a shell not started as root), and
+//!   the directories `kernel_fence.writable` names.
 //!
 //! The real tools inherit the domain. At tier 1 that means a `git fetch` cannot update a
 //! repository (objects, `FETCH_HEAD`), and a tool's caches under the operator's tool home
@@ -94,6 +96,20 @@ pub struct Ruleset {
     /// The probe of this tier, which no entry of `writable` may contain (nor those of the
     /// tiers above it); the probes of the tiers below are in `writable`.
     pub probe: PathBuf,
+    /// Directories of `writable` that get a private, empty tmpfs in the session's mount
+    /// namespace before the domain is made ([`private_tmpfs`]; tier 3: `/dev/shm`), so the
+    /// agent writes there without reaching the rest of the machine. Without a private mount
+    /// namespace they are left out of `writable` ([`Ruleset::without_private`]).
+    pub private: Vec<Entry>,
+}
+
+impl Ruleset {
+    /// Leave the [`Ruleset::private`] directories out (a shell that cannot mount them privately
+    /// must not open the machine's own to the agent).
+    pub fn without_private(&mut self) {
+        let private = std::mem::take(&mut self.private);
+        self.writable.retain(|w| !private.iter().any(|p| p.path == w.path));
+    }
 }
 
 fn entry(path: impl Into<PathBuf>, why: &str) -> Entry {
@@ -365,15 +381,18 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Pa
             }
         }
     }
+    let mut private = Vec::new();
     if cfg.tier >= 3 {
         // A tier-3 run of ansible starts its workers with a queue whose lock is a POSIX
-        // semaphore, which the C library creates in /dev/shm.
+        // semaphore, which the C library creates in /dev/shm: a private one for the session.
         let shm = Path::new("/dev/shm");
         if exists(shm) {
-            writable.push(entry(
+            let e = entry(
                 shm,
-                "shared memory: POSIX semaphores (ansible's worker queue, Python's multiprocessing)",
-            ));
+                "shared memory, private to the session: POSIX semaphores (ansible's worker queue, Python's multiprocessing)",
+            );
+            writable.push(e.clone());
+            private.push(e);
         }
         for w in extra {
             writable.push(entry(w, "named by kernel_fence.writable"));
@@ -408,6 +427,7 @@ pub fn plan(cfg: &InstallConfig, home: &Path, repos: &Repos, exists: &dyn Fn(&Pa
         pinned,
         read_only,
         probe,
+        private,
     }))
 }
 
@@ -504,6 +524,23 @@ pub fn private_namespace() -> Result<()> {
         .map_err(|e| fence_error(format!("cannot make a private mount namespace: {e}")))?;
     mount(None::<&str>, "/", None::<&str>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&str>)
         .map_err(|e| fence_error(format!("cannot make / private in the new mount namespace: {e}")))
+}
+
+/// Mount a private, empty tmpfs on each of `paths` (inside [`private_namespace`]): world-writable
+/// with the sticky bit, as `/dev/shm` is, without devices, set-id programs or execution.
+pub fn private_tmpfs(paths: &[Entry]) -> Result<()> {
+    use nix::mount::{MsFlags, mount};
+    for e in paths {
+        mount(
+            Some("tmpfs"),
+            &e.path,
+            Some("tmpfs"),
+            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+            Some("mode=1777"),
+        )
+        .map_err(|err| fence_error(format!("cannot mount a private tmpfs on {}: {err}", e.path.display())))?;
+    }
+    Ok(())
 }
 
 /// Bind-mount each path onto itself, writable (inside [`private_namespace`]): a mount point

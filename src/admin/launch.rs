@@ -529,6 +529,7 @@ fn enter(
     // Claude Code's settings files the agent could write (crate::admin::claude_files).
     fence::bind_read_only(claude_read_only)?;
     if let Some(rs) = ruleset {
+        fence::private_tmpfs(&rs.private)?;
         fence::pin(&rs.pinned)?;
         fence::bind_read_only(&rs.read_only)?;
         fence::restrict(rs, false)?;

@@ -306,7 +306,11 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
         )));
     }
     let root = nix::unistd::geteuid().is_root();
-    if !rs.read_only.is_empty() || !rs.pinned.is_empty() {
+    let mut rs = rs;
+    if !root {
+        rs.without_private();
+    }
+    if !rs.read_only.is_empty() || !rs.pinned.is_empty() || !rs.private.is_empty() {
         if !root {
             let shown: Vec<String> = rs.read_only.iter().map(|e| e.path.display().to_string()).collect();
             return Err(Error::Fence(format!(
@@ -316,6 +320,7 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
             )));
         }
         fence::private_namespace()?;
+        fence::private_tmpfs(&rs.private)?;
         fence::pin(&rs.pinned)?;
         fence::bind_read_only(&rs.read_only)?;
     }

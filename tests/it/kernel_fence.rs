@@ -604,3 +604,33 @@ fn an_unhardened_tier_1_shell_makes_its_own_domain_and_a_tier_2_one_needs_launch
     assert_eq!(out.status.code(), Some(78));
     assert!(text(&out.stderr).contains("only root can make"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn at_tier_3_dev_shm_is_writable_and_private_to_the_session() {
+    if !as_root("at_tier_3_dev_shm_is_writable_and_private_to_the_session") {
+        return;
+    }
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("SKIPPED: this machine has no /dev/shm");
+        return;
+    }
+    let a = AgentInstall::new("shm3", &[]);
+    let name = format!("tiershim-test-{}", std::process::id());
+    let machine = Path::new("/dev/shm").join(format!("{name}-machine"));
+    std::fs::write(&machine, "the machine's").unwrap();
+    // Inside: the agent writes /dev/shm (ansible's semaphores live there) and does not see the
+    // machine's; outside, nothing it wrote is left.
+    let script = format!("echo x > /dev/shm/{name} && cat /dev/shm/{name} && test ! -e {}", machine.display());
+    let out = a.launch(3, &["/bin/sh", "-c", &script]);
+    let _ = std::fs::remove_file(&machine);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "x");
+    assert!(
+        !Path::new("/dev/shm").join(&name).exists(),
+        "the agent's file reached the machine's /dev/shm"
+    );
+    // At tier 2 /dev/shm is not the agent's to write.
+    let out = a.launch(2, &["/bin/sh", "-c", &format!("echo x > /dev/shm/{name}")]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(!Path::new("/dev/shm").join(&name).exists());
+}
