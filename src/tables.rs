@@ -183,3 +183,59 @@ pub struct Endpoints {
 }
 
 include!(concat!(env!("OUT_DIR"), "/policy/tables.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holds(at: u32, len: u32, all: usize) -> bool {
+        (at as usize).checked_add(len as usize).is_some_and(|end| end <= all)
+    }
+
+    /// `Str::get` and `List::items` read nothing for a place outside their text or array; every
+    /// place `build.rs` wrote must lie inside (and on character boundaries of the text), so no
+    /// lookup comes back empty when it should not.
+    #[test]
+    fn every_place_in_the_tables_lies_inside_its_text_or_array() {
+        let strs = STRS
+            .iter()
+            .chain(PAIRS.iter().flat_map(|(k, v)| [k, v]))
+            .chain(BODIES.iter().map(|(k, _)| k));
+        for s in strs {
+            assert!(holds(s.at, s.len, TEXT.len()), "{s:?}");
+            assert!(TEXT.get(s.at as usize..(s.at + s.len) as usize).is_some(), "{s:?}");
+        }
+        for l in BODIES.iter().map(|(_, l)| l) {
+            assert!(holds(l.at, l.len, STRS.len()), "{l:?}");
+        }
+        for (_, l) in BY_TIER.iter() {
+            assert!(holds(l.at, l.len, PAIRS.len()), "{l:?}");
+        }
+        for r in RULES.iter() {
+            assert!(!r.id.get().is_empty());
+            for l in [r.verbs, r.when] {
+                assert!(holds(l.at, l.len, STRS.len()), "{}", r.id.get());
+            }
+            assert!(holds(r.max_files.at, r.max_files.len, SIZES.len()), "{}", r.id.get());
+        }
+        for e in ENDPOINT_RULES.iter() {
+            assert!(!e.id.get().is_empty());
+            for l in [e.methods, e.mutations] {
+                assert!(holds(l.at, l.len, STRS.len()), "{}", e.id.get());
+            }
+            assert!(holds(e.body.at, e.body.len, BODIES.len()), "{}", e.id.get());
+        }
+        let policies = crate::tool::Tool::ALL.iter().map(|t| t.spec().compiled);
+        for env in std::iter::once(&COMMON).chain(policies.clone().map(|p| &p.env)) {
+            for l in [env.pass, env.pinned, env.must_match] {
+                assert!(holds(l.at, l.len, STRS.len()), "{l:?}");
+            }
+            assert!(holds(env.set.at, env.set.len, PAIRS.len()));
+            assert!(holds(env.set_by_tier.at, env.set_by_tier.len, BY_TIER.len()));
+        }
+        for p in policies {
+            assert!(holds(p.rules.at, p.rules.len, RULES.len()), "{}", p.tool.get());
+        }
+        assert!(holds(ENDPOINTS.endpoints.at, ENDPOINTS.endpoints.len, ENDPOINT_RULES.len()));
+    }
+}
