@@ -225,6 +225,26 @@ fn a_jq_expression_that_reads_the_environment_never_runs() {
     assert_eq!(srv.lines(), ["GET /api/v3/user"]);
 }
 
+/// The start of a PostgreSQL connection as a server reads it: an SSLRequest or GSSENCRequest is
+/// refused with `N`, then the startup message is read. False when the client went away first.
+pub fn pg_startup(s: &mut std::net::TcpStream) -> bool {
+    use std::io::{Read, Write};
+    fn read_n(s: &mut std::net::TcpStream, n: usize) -> Option<Vec<u8>> {
+        let mut b = vec![0u8; n];
+        s.read_exact(&mut b).ok().map(|_| b)
+    }
+    while let Some(head) = read_n(s, 8) {
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let code = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+        if code == 80877103 || code == 80877104 {
+            let _ = s.write_all(b"N");
+            continue;
+        }
+        return read_n(s, len.saturating_sub(8)).is_some();
+    }
+    false
+}
+
 /// A server on 127.0.0.1 that speaks just enough of PostgreSQL's protocol to ask for the
 /// password in clear text, as a server the agent runs would: what it was sent, per connection.
 pub struct PasswordCatcher {
@@ -248,15 +268,7 @@ impl PasswordCatcher {
                     s.read_exact(&mut b).ok().map(|_| b)
                 };
                 let mut got = String::from("connected");
-                // SSLRequest / GSSENCRequest are refused with 'N'; then the startup message.
-                while let Some(head) = read_n(&mut s, 8) {
-                    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-                    let code = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
-                    if code == 80877103 || code == 80877104 {
-                        let _ = s.write_all(b"N");
-                        continue;
-                    }
-                    let _ = read_n(&mut s, len.saturating_sub(8));
+                if pg_startup(&mut s) {
                     // AuthenticationCleartextPassword.
                     let _ = s.write_all(&[b'R', 0, 0, 0, 8, 0, 0, 0, 3]);
                     if let Some(t) = read_n(&mut s, 5)
@@ -267,7 +279,6 @@ impl PasswordCatcher {
                             got = format!("password {}", String::from_utf8_lossy(&pw).trim_end_matches('\0'));
                         }
                     }
-                    break;
                 }
                 log.lock().unwrap().push(got);
             }

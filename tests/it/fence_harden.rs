@@ -364,21 +364,7 @@ fn in_a_hardened_install_each_chain_stops_at_its_first_step_for_the_agent_in_the
     );
 
     // The doctor reports each of these properties.
-    let sys = w.inst.tmp.path().join("sys");
-    std::fs::create_dir_all(&sys).unwrap();
-    let out = Command::new(w.inst.tiershim())
-        .args([
-            "doctor",
-            "--prefix",
-            w.inst.prefix.to_str().unwrap(),
-            "--user",
-            &w.acct.user,
-            "--system-path",
-        ])
-        .arg(&sys)
-        .output()
-        .unwrap();
-    let report = text(&out.stdout);
+    let (_, report) = w.inst.doctor_for(&w.acct.user);
     for want in [
         format!(
             "the tool home {} is the real tools' HOME, and nothing in it is writable by",

@@ -267,23 +267,7 @@ fn a_hardened_install_keeps_real_tools_from_the_agent_and_runs_them_through_the_
     assert_eq!(inst.ungated_runs(), vec![]);
 
     // The doctor agrees, for this user.
-    let sys = inst.tmp.path().join("sys");
-    std::fs::create_dir(&sys).unwrap();
-    let doctor = || {
-        let out = Command::new(inst.tiershim())
-            .args([
-                "doctor",
-                "--prefix",
-                inst.prefix.to_str().unwrap(),
-                "--user",
-                &acct.user,
-                "--system-path",
-            ])
-            .arg(&sys)
-            .output()
-            .unwrap();
-        (out.status.code(), text(&out.stdout))
-    };
+    let doctor = || inst.doctor_for(&acct.user);
     let (code, report) = doctor();
     assert_eq!(code, Some(0), "{report}");
     assert!(
@@ -595,19 +579,7 @@ impl HeldPostgres {
             }
             for stream in listener.incoming() {
                 let Ok(mut s) = stream else { continue };
-                // SSLRequest / GSSENCRequest are refused with 'N'; then the startup message.
-                let mut started = false;
-                while let Some(head) = read_n(&mut s, 8) {
-                    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-                    let code = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
-                    if code == 80877103 || code == 80877104 {
-                        let _ = s.write_all(b"N");
-                        continue;
-                    }
-                    started = read_n(&mut s, len.saturating_sub(8)).is_some();
-                    break;
-                }
-                if !started {
+                if !crate::fence::pg_startup(&mut s) {
                     continue;
                 }
                 let _ = connected_tx.send(());
@@ -793,23 +765,7 @@ fn a_hardened_real_tool_holding_a_pinned_secret_keeps_its_environment_and_memory
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
     // The doctor fails that install, naming the file and the fix; re-running install.sh mends it.
-    let sys = inst.tmp.path().join("sys");
-    std::fs::create_dir(&sys).unwrap();
-    let doctor = || {
-        let out = Command::new(inst.tiershim())
-            .args([
-                "doctor",
-                "--prefix",
-                inst.prefix.to_str().unwrap(),
-                "--user",
-                &acct.user,
-                "--system-path",
-            ])
-            .arg(&sys)
-            .output()
-            .unwrap();
-        (out.status.code(), text(&out.stdout))
-    };
+    let doctor = || inst.doctor_for(&acct.user);
     let (code, report) = doctor();
     assert_eq!(code, Some(78), "{report}");
     assert!(
@@ -1004,23 +960,7 @@ fn a_hardened_git_and_its_http_helper_keep_a_pinned_header_from_the_agents_other
     );
 
     // The doctor checks the copy: closed, and a helper the agent can read is a failure.
-    let sys = inst.tmp.path().join("sys");
-    std::fs::create_dir(&sys).unwrap();
-    let doctor = || {
-        let out = Command::new(inst.tiershim())
-            .args([
-                "doctor",
-                "--prefix",
-                inst.prefix.to_str().unwrap(),
-                "--user",
-                &acct.user,
-                "--system-path",
-            ])
-            .arg(&sys)
-            .output()
-            .unwrap();
-        (out.status.code(), text(&out.stdout))
-    };
+    let doctor = || inst.doctor_for(&acct.user);
     let (code, report) = doctor();
     assert_eq!(code, Some(0), "{report}");
     assert!(

@@ -155,6 +155,19 @@ impl Installed {
         self.prefix.join("bin/tiershim")
     }
 
+    /// `tiershim doctor` of this install for `user`, with an empty directory (`<tmp>/sys`) as the
+    /// system path: its exit code and report.
+    pub fn doctor_for(&self, user: &str) -> (Option<i32>, String) {
+        let sys = self.tmp.path().join("sys");
+        std::fs::create_dir_all(&sys).unwrap();
+        let out = Command::new(self.tiershim())
+            .args(["doctor", "--prefix", self.prefix.to_str().unwrap(), "--user", user, "--system-path"])
+            .arg(&sys)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// `tiershim shell --tier N -c CMD` with a small caller environment.
     pub fn shell(&self, tier: u8, cmd: &str) -> Ran {
         let out = self.shell_cmd(tier, cmd).output().unwrap();
