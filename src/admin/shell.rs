@@ -283,7 +283,7 @@ fn hardened_binary() -> bool {
 /// refuses unless running as root. Returns whether the fence is on.
 fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
     use crate::fence;
-    let Some(rs) = fence::plan(cfg, home, &fence::repos(cfg), &|p| p.exists())? else {
+    let Some(mut rs) = fence::plan(cfg, home, &fence::repos(cfg), &|p| p.exists())? else {
         return Ok(false);
     };
     match fence::domain_tier(&fence::lib_dir(cfg))? {
@@ -306,7 +306,6 @@ fn fence(cfg: &InstallConfig, home: &Path) -> Result<bool, Error> {
         )));
     }
     let root = nix::unistd::geteuid().is_root();
-    let mut rs = rs;
     if !root {
         rs.without_private();
     }
