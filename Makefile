@@ -15,6 +15,7 @@ build:
 
 test: test-deps
 	$(CARGO) test --all-targets
+	$(CARGO) test -p pulldown-cmark --lib
 
 # Installs what the tests need (Debian packages, as root) when it is missing.
 test-deps:

@@ -494,11 +494,15 @@ fn main() {
          measured about 1.1x a bare exec hop where the PIE measured about 1.3x. The gate runs setgid in a \
          hardened install, so it keeps the address-space randomisation, and keeps its own tables free of \
          pointers instead: the policy tables' strings are places in one text and lists places in one array \
-         (`src/tables.rs`), an option's names are inline (`grammar::opts::Opt`); that took the relocations \
-         from 30,355 to about 18,000 and `.data.rel.ro` from 608 to 317 KB. Most of what is left is the \
-         dependencies' (pulldown-cmark's table of HTML entities, sqlparser's keywords and its stack-growth \
-         closures, the standard library's formatting and panic locations). Relocation packing \
-         (`-z pack-relative-relocs`) was tried and saves nothing: the writes, not the table, are the cost.\n\
+         (`src/tables.rs`), an option's names are inline (`grammar::opts::Opt`), and pulldown-cmark's table \
+         of HTML entities (17 pages of pointers) is packed in a vendored copy (`vendor/README.md`); that \
+         took the relocations from 30,355 to about 13,800 and `.data.rel.ro` from 608 to 248 KB. Most of \
+         what is left is the dependencies' (sqlparser's keywords and its stack-growth closures, the \
+         standard library's formatting and panic locations, vtables). Every page counts alike: on the \
+         machine measured, a page touched for the first time cost about 1.3 µs whether copied or zeroed \
+         (and asking the kernel to fill a range at once, `MADV_POPULATE_WRITE`, cost the same), so \
+         relocation packing (`-z pack-relative-relocs`) saves nothing: the writes, not the table, are the \
+         cost.\n\
          - What the gate does itself is about 500,000 instructions for an allowed `docker ps` (callgrind, \
          up to the exec), half of them the relocation loop: the embedded policy's rules borrow the static \
          tables' strings (copying them had cost 150,000, freeing them 70,000; parsing the policy from JSON, \

@@ -800,6 +800,20 @@ PRs SHOULD use the branch naming pattern: `claude-ops/<type>/<name>` (e.g., `cla
 When `CLAUDEOPS_DRY_RUN=true`: do nothing.
 ";
 
+    /// HTML entities in a heading are decoded as CommonMark says (pulldown-cmark's entity table,
+    /// packed in vendor/): the first and last of the table, one whose value is two characters,
+    /// and a name that is no entity kept as written; a section heading written with one names
+    /// the section it decodes to.
+    #[test]
+    fn entities_in_headings_are_decoded_and_name_their_section() {
+        let p = parse(
+            "# Skill&colon; &AElig;&amp;&NotEqualTilde;&zwnj;&notanentity;\n\n## Scope Rules&colon;\n\n```deny\nsecrets/**\n```\n",
+            false,
+        );
+        assert_eq!(p.title.as_deref(), Some("Skill: \u{c6}&\u{2242}\u{338}\u{200c}&notanentity;"));
+        assert_eq!(texts(&p.deny), ["secrets/**"]);
+    }
+
     #[test]
     fn upstream_prose_scope_rules_become_the_expected_deny_patterns() {
         let p = parse(UPSTREAM_GIT_PR, false);
