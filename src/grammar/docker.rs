@@ -763,10 +763,52 @@ enum Args {
     Unread,
 }
 
-/// Adds the marks of one call; an error is a value the grammar cannot place.
-type Marks = fn(&Parsed, &mut Action) -> Result<(), String>;
+/// What a command marks beyond its verb: the function that adds them, named by a value rather
+/// than held as a pointer (see [`TREE`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marks {
+    None,
+    Container,
+    Exec,
+    ContainerTargets,
+    Stop,
+    Rm,
+    Start,
+    Build,
+    VolumeCreate,
+    ComposeBuild,
+    ComposeConfig,
+    ServiceTargets,
+    ComposeRun,
+    ComposeUp,
+    ComposeWait,
+}
 
-/// One subcommand: its canonical verb, option tables (concatenated), and what it marks.
+impl Marks {
+    /// Adds the marks of one call; an error is a value the grammar cannot place.
+    fn add(self, p: &Parsed, a: &mut Action) -> Result<(), String> {
+        match self {
+            Marks::None => Ok(()),
+            Marks::Container => container_marks(p, a),
+            Marks::Exec => exec_marks(p, a),
+            Marks::ContainerTargets => container_targets(p, a),
+            Marks::Stop => stop_marks(p, a),
+            Marks::Rm => rm_marks(p, a),
+            Marks::Start => start_marks(p, a),
+            Marks::Build => build_marks(p, a),
+            Marks::VolumeCreate => volume_create_marks(p, a),
+            Marks::ComposeBuild => compose_build_marks(p, a),
+            Marks::ComposeConfig => compose_config_marks(p, a),
+            Marks::ServiceTargets => service_targets(p, a),
+            Marks::ComposeRun => compose_run_marks(p, a),
+            Marks::ComposeUp => compose_up_marks(p, a),
+            Marks::ComposeWait => compose_wait_marks(p, a),
+        }
+    }
+}
+
+/// One subcommand as written in the tables below: its canonical verb, option tables
+/// (concatenated), and what it marks.
 #[derive(Clone, Copy)]
 struct Cmd {
     verb: &'static str,
@@ -775,17 +817,13 @@ struct Cmd {
     marks: Marks,
 }
 
-fn no_marks(_: &Parsed, _: &mut Action) -> Result<(), String> {
-    Ok(())
-}
-
 impl Cmd {
     const fn new(verb: &'static str, opts: &'static [&'static [Opt]]) -> Cmd {
         Cmd {
             verb,
             opts,
             args: Args::Interspersed,
-            marks: no_marks,
+            marks: Marks::None,
         }
     }
     /// A verb the policy never allows: its arguments do not matter.
@@ -794,7 +832,7 @@ impl Cmd {
             verb,
             opts: &[],
             args: Args::Unread,
-            marks: no_marks,
+            marks: Marks::None,
         }
     }
     const fn options_first(self) -> Cmd {
@@ -815,22 +853,22 @@ type Sub = (&'static [&'static str], Cmd);
 const ATTACH: Cmd = Cmd::new("attach", &[ATTACH_OPTS]);
 const COMMIT: Cmd = Cmd::new("commit", &[COMMIT_OPTS]);
 const CP: Cmd = Cmd::new("cp", &[CP_OPTS]);
-const CREATE: Cmd = Cmd::new("create", &[CREATE_OPTS]).options_first().marks(container_marks);
+const CREATE: Cmd = Cmd::new("create", &[CREATE_OPTS]).options_first().marks(Marks::Container);
 const DIFF: Cmd = Cmd::new("diff", &[NONE]);
-const EXEC: Cmd = Cmd::new("exec", &[EXEC_OPTS]).options_first().marks(exec_marks);
+const EXEC: Cmd = Cmd::new("exec", &[EXEC_OPTS]).options_first().marks(Marks::Exec);
 const EXPORT: Cmd = Cmd::new("export", &[OUTPUT]);
-const KILL: Cmd = Cmd::new("kill", &[KILL_OPTS]).marks(container_targets);
+const KILL: Cmd = Cmd::new("kill", &[KILL_OPTS]).marks(Marks::ContainerTargets);
 const LOGS: Cmd = Cmd::new("logs", &[LOGS_OPTS]);
 const PAUSE: Cmd = Cmd::new("pause", &[NONE]);
 const PORT: Cmd = Cmd::new("port", &[NONE]);
 const PS: Cmd = Cmd::new("ps", &[PS_OPTS]);
 const RENAME: Cmd = Cmd::new("rename", &[NONE]);
-const RESTART: Cmd = Cmd::new("restart", &[STOP]).marks(stop_marks);
-const RM: Cmd = Cmd::new("rm", &[RM_OPTS]).marks(rm_marks);
-const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks(container_marks);
-const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(start_marks);
+const RESTART: Cmd = Cmd::new("restart", &[STOP]).marks(Marks::Stop);
+const RM: Cmd = Cmd::new("rm", &[RM_OPTS]).marks(Marks::Rm);
+const RUN: Cmd = Cmd::new("run", &[CREATE_OPTS, RUN_ONLY]).options_first().marks(Marks::Container);
+const START: Cmd = Cmd::new("start", &[START_OPTS]).marks(Marks::Start);
 const STATS: Cmd = Cmd::new("stats", &[STATS_OPTS]);
-const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(stop_marks);
+const STOP_CMD: Cmd = Cmd::new("stop", &[STOP]).marks(Marks::Stop);
 /// `top CONTAINER [ps OPTIONS]`: what follows the container is `ps`'s (`-h` too).
 const TOP: Cmd = Cmd::new("top", &[NONE]).options_first();
 const UNPAUSE: Cmd = Cmd::new("unpause", &[NONE]);
@@ -866,7 +904,7 @@ const CONTAINER: &[Sub] = &[
 ];
 
 // image
-const BUILD: Cmd = Cmd::new("build", &[BUILD_OPTS]).marks(build_marks);
+const BUILD: Cmd = Cmd::new("build", &[BUILD_OPTS]).marks(Marks::Build);
 const HISTORY: Cmd = Cmd::new("history", &[HISTORY_OPTS]);
 const IMPORT: Cmd = Cmd::new("import", &[IMPORT_OPTS]);
 const LOAD: Cmd = Cmd::new("load", &[LOAD_OPTS]);
@@ -916,7 +954,7 @@ const NETWORK: &[Sub] = &[
 const VOLUME: &[Sub] = &[
     (
         &["create"],
-        Cmd::new("volume create", &[VOLUME_CREATE_OPTS]).marks(volume_create_marks),
+        Cmd::new("volume create", &[VOLUME_CREATE_OPTS]).marks(Marks::VolumeCreate),
     ),
     (&["inspect"], Cmd::new("volume inspect", &[FORMAT_F])),
     (&["ls", "list"], Cmd::new("volume ls", &[VOLUME_LS_OPTS])),
@@ -1103,23 +1141,23 @@ const TOPLEVEL: &[(&str, Top)] = &[
 /// compose subcommands (`config` keeps its old name `convert` as an alias).
 const COMPOSE: &[Sub] = &[
     (&["attach"], Cmd::new("compose attach", &[C_ATTACH_OPTS])),
-    (&["build"], Cmd::new("compose build", &[C_BUILD_OPTS]).marks(compose_build_marks)),
+    (&["build"], Cmd::new("compose build", &[C_BUILD_OPTS]).marks(Marks::ComposeBuild)),
     (&["commit"], Cmd::new("compose commit", &[C_COMMIT_OPTS, INDEX])),
     (
         &["config", "convert"],
-        Cmd::new("compose config", &[C_CONFIG_OPTS]).marks(compose_config_marks),
+        Cmd::new("compose config", &[C_CONFIG_OPTS]).marks(Marks::ComposeConfig),
     ),
     (&["cp"], Cmd::new("compose cp", &[C_CP_OPTS, INDEX])),
     (&["create"], Cmd::new("compose create", &[C_CREATE_OPTS])),
-    (&["down"], Cmd::new("compose down", &[C_DOWN_OPTS]).marks(rm_marks)),
+    (&["down"], Cmd::new("compose down", &[C_DOWN_OPTS]).marks(Marks::Rm)),
     (&["events"], Cmd::new("compose events", &[C_EVENTS_OPTS])),
     (
         &["exec"],
-        Cmd::new("compose exec", &[C_EXEC_OPTS]).options_first().marks(exec_marks),
+        Cmd::new("compose exec", &[C_EXEC_OPTS]).options_first().marks(Marks::Exec),
     ),
     (&["export"], Cmd::new("compose export", &[OUTPUT, INDEX])),
     (&["images"], Cmd::new("compose images", &[C_IMAGES_OPTS])),
-    (&["kill"], Cmd::new("compose kill", &[C_KILL_OPTS]).marks(service_targets)),
+    (&["kill"], Cmd::new("compose kill", &[C_KILL_OPTS]).marks(Marks::ServiceTargets)),
     (&["logs"], Cmd::new("compose logs", &[C_LOGS_OPTS])),
     (&["ls"], Cmd::new("compose ls", &[C_LS_OPTS])),
     (&["pause"], Cmd::new("compose pause", &[NONE])),
@@ -1128,24 +1166,270 @@ const COMPOSE: &[Sub] = &[
     (&["publish"], Cmd::unread("compose publish")),
     (&["pull"], Cmd::new("compose pull", &[C_PULL_OPTS])),
     (&["push"], Cmd::unread("compose push")),
-    (&["restart"], Cmd::new("compose restart", &[C_RESTART_OPTS]).marks(service_targets)),
-    (&["rm"], Cmd::new("compose rm", &[C_RM_OPTS]).marks(rm_marks)),
+    (
+        &["restart"],
+        Cmd::new("compose restart", &[C_RESTART_OPTS]).marks(Marks::ServiceTargets),
+    ),
+    (&["rm"], Cmd::new("compose rm", &[C_RM_OPTS]).marks(Marks::Rm)),
     (
         &["run"],
-        Cmd::new("compose run", &[C_RUN_OPTS]).options_first().marks(compose_run_marks),
+        Cmd::new("compose run", &[C_RUN_OPTS]).options_first().marks(Marks::ComposeRun),
     ),
     (&["scale"], Cmd::new("compose scale", &[&[Opt::flag("no-deps", &["no-deps"], &[])]])),
-    (&["start"], Cmd::new("compose start", &[C_START_OPTS]).marks(service_targets)),
+    (&["start"], Cmd::new("compose start", &[C_START_OPTS]).marks(Marks::ServiceTargets)),
     (&["stats"], Cmd::new("compose stats", &[C_STATS_OPTS])),
-    (&["stop"], Cmd::new("compose stop", &[TIMEOUT]).marks(service_targets)),
+    (&["stop"], Cmd::new("compose stop", &[TIMEOUT]).marks(Marks::ServiceTargets)),
     (&["top"], Cmd::new("compose top", &[NONE])),
     (&["unpause"], Cmd::new("compose unpause", &[NONE])),
-    (&["up"], Cmd::new("compose up", &[C_UP_OPTS]).marks(compose_up_marks)),
+    (&["up"], Cmd::new("compose up", &[C_UP_OPTS]).marks(Marks::ComposeUp)),
     (&["version"], Cmd::new("compose version", &[C_VERSION_OPTS])),
     (&["volumes"], Cmd::new("compose volumes", &[C_VOLUMES_OPTS])),
-    (&["wait"], Cmd::new("compose wait", &[C_WAIT_OPTS]).marks(compose_wait_marks)),
+    (&["wait"], Cmd::new("compose wait", &[C_WAIT_OPTS]).marks(Marks::ComposeWait)),
     (&["watch"], Cmd::new("compose watch", &[C_WATCH_OPTS])),
 ];
+
+// ---------------------------------------------------------------------------------------------
+// The command tree as the parser reads it
+
+/// The tables above, as the parser reads them: built at compile time ([`Tree::pack`]), without
+/// pointers. The gate is a position-independent executable, so each pointer in its static data
+/// (a `&str`, a slice, a function) is a relocation written at every start, and every page so
+/// written is copied for every call (docs/PERFORMANCE.md); these tables stay in read-only pages
+/// shared with the file. The tables above are `const`: read only here, they are not in the
+/// binary themselves.
+static TREE: Tree<{ BUILT.opts_len }, { BUILT.cmds_len }, { BUILT.entries_len }> = BUILT.shrink();
+
+/// [`TREE`] with room to spare, before it is cut to size.
+const BUILT: Tree<2048, 256, 512> = Tree::pack(TOPLEVEL, COMPOSE);
+
+/// Where a run of items lies in one of [`Tree`]'s arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    at: u16,
+    len: u16,
+}
+
+impl Span {
+    const fn new(at: usize, len: usize) -> Span {
+        assert!(at + len <= u16::MAX as usize, "a docker table too long for a Span");
+        Span {
+            at: at as u16,
+            len: len as u16,
+        }
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        usize::from(self.at)..usize::from(self.at) + usize::from(self.len)
+    }
+}
+
+/// A [`Cmd`] with its option tables concatenated in [`Tree::opts`].
+#[derive(Clone, Copy)]
+struct Command {
+    verb: opts::Name,
+    opts: Span,
+    args: Args,
+    marks: Marks,
+}
+
+/// What a word selects: a command (its index in [`Tree::cmds`]) or a group's subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Node {
+    Cmd(u16),
+    Group(Span),
+}
+
+/// A word (with its aliases) and what it selects.
+#[derive(Clone, Copy)]
+struct Entry {
+    names: opts::Longs,
+    node: Node,
+}
+
+/// The command tree: every command once (the same verb under two names is one command), the
+/// top-level words, then compose's, then each group's.
+struct Tree<const O: usize, const C: usize, const E: usize> {
+    opts: [Opt; O],
+    cmds: [Command; C],
+    entries: [Entry; E],
+    top: Span,
+    compose: Span,
+    opts_len: usize,
+    cmds_len: usize,
+    entries_len: usize,
+}
+
+const NO_OPT: Opt = Opt::flag("", &[], &[]);
+const NO_CMD: Command = Command {
+    verb: opts::Name::new(""),
+    opts: Span { at: 0, len: 0 },
+    args: Args::Unread,
+    marks: Marks::None,
+};
+const NO_ENTRY: Entry = Entry {
+    names: opts::Longs::new(&[]),
+    node: Node::Cmd(0),
+};
+
+/// Whether two strings are the same, in a `const fn`.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl<const O: usize, const C: usize, const E: usize> Tree<O, C, E> {
+    const fn pack(top: &[(&str, Top)], compose: &[Sub]) -> Self {
+        let mut t = Tree {
+            opts: [NO_OPT; O],
+            cmds: [NO_CMD; C],
+            entries: [NO_ENTRY; E],
+            top: Span::new(0, top.len()),
+            compose: Span::new(top.len(), compose.len()),
+            opts_len: 0,
+            cmds_len: 0,
+            entries_len: top.len() + compose.len(),
+        };
+        assert!(t.entries_len <= E, "docker's tables outgrew Tree::pack's room for entries");
+        let mut i = 0;
+        while i < top.len() {
+            let (name, what) = top[i];
+            let node = match what {
+                Top::Cmd(cmd) => Node::Cmd(t.add(cmd)),
+                Top::Group(subs) => Node::Group(t.group(subs)),
+            };
+            t.entries[i] = Entry {
+                names: opts::Longs::new(&[name]),
+                node,
+            };
+            i += 1;
+        }
+        let mut i = 0;
+        while i < compose.len() {
+            t.entries[top.len() + i] = t.sub(compose[i]);
+            i += 1;
+        }
+        t
+    }
+
+    const fn group(&mut self, subs: &[Sub]) -> Span {
+        let at = self.entries_len;
+        self.entries_len += subs.len();
+        assert!(self.entries_len <= E, "docker's tables outgrew Tree::pack's room for entries");
+        let mut i = 0;
+        while i < subs.len() {
+            self.entries[at + i] = self.sub(subs[i]);
+            i += 1;
+        }
+        Span::new(at, subs.len())
+    }
+
+    const fn sub(&mut self, (names, cmd): Sub) -> Entry {
+        Entry {
+            names: opts::Longs::new(names),
+            node: Node::Cmd(self.add(cmd)),
+        }
+    }
+
+    /// The index of `cmd` in `cmds`, added unless its verb is there already (which must then
+    /// be the same command).
+    const fn add(&mut self, cmd: Cmd) -> u16 {
+        let mut len = 0;
+        let mut t = 0;
+        while t < cmd.opts.len() {
+            len += cmd.opts[t].len();
+            t += 1;
+        }
+        let mut i = 0;
+        while i < self.cmds_len {
+            let c = self.cmds[i];
+            if same(c.verb.as_bytes(), cmd.verb.as_bytes()) {
+                assert!(
+                    c.opts.len as usize == len && c.args as u8 == cmd.args as u8 && c.marks as u8 == cmd.marks as u8,
+                    "two docker commands with one verb"
+                );
+                return i as u16;
+            }
+            i += 1;
+        }
+        assert!(self.cmds_len < C, "docker's tables outgrew Tree::pack's room for commands");
+        assert!(self.opts_len + len <= O, "docker's tables outgrew Tree::pack's room for options");
+        let at = self.opts_len;
+        let mut t = 0;
+        while t < cmd.opts.len() {
+            let mut k = 0;
+            while k < cmd.opts[t].len() {
+                self.opts[self.opts_len] = cmd.opts[t][k];
+                self.opts_len += 1;
+                k += 1;
+            }
+            t += 1;
+        }
+        self.cmds[self.cmds_len] = Command {
+            verb: opts::Name::new(cmd.verb),
+            opts: Span::new(at, len),
+            args: cmd.args,
+            marks: cmd.marks,
+        };
+        self.cmds_len += 1;
+        (self.cmds_len - 1) as u16
+    }
+
+    /// The tree in arrays of its own size.
+    const fn shrink<const O2: usize, const C2: usize, const E2: usize>(&self) -> Tree<O2, C2, E2> {
+        let mut t = Tree {
+            opts: [NO_OPT; O2],
+            cmds: [NO_CMD; C2],
+            entries: [NO_ENTRY; E2],
+            top: self.top,
+            compose: self.compose,
+            opts_len: O2,
+            cmds_len: C2,
+            entries_len: E2,
+        };
+        let mut i = 0;
+        while i < O2 {
+            t.opts[i] = self.opts[i];
+            i += 1;
+        }
+        let mut i = 0;
+        while i < C2 {
+            t.cmds[i] = self.cmds[i];
+            i += 1;
+        }
+        let mut i = 0;
+        while i < E2 {
+            t.entries[i] = self.entries[i];
+            i += 1;
+        }
+        t
+    }
+
+    /// What `word` selects among the entries `among`.
+    fn find(&self, among: Span, word: &str) -> Option<Node> {
+        let entries = self.entries.get(among.range()).unwrap_or_default();
+        entries.iter().find(|e| e.names.contains(word)).map(|e| e.node)
+    }
+
+    fn command(&self, node: Node) -> Option<&Command> {
+        match node {
+            Node::Cmd(i) => self.cmds.get(usize::from(i)),
+            Node::Group(_) => None,
+        }
+    }
+
+    fn opts(&self, cmd: &Command) -> &[Opt] {
+        self.opts.get(cmd.opts.range()).unwrap_or_default()
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
@@ -1222,8 +1506,11 @@ fn subcommand(word: &str, rest: &[String], files: &mut Vec<LocalFile>) -> Result
         return Ok(vec![buildx(rest)]);
     }
     match toplevel(word) {
-        Some(Top::Cmd(cmd)) => Ok(vec![read(&cmd, rest, NONE, files)?]),
-        Some(Top::Group(subs)) => group(word, subs, rest, files),
+        Some(Node::Group(subs)) => group(word, subs, rest, files),
+        Some(node) => match TREE.command(node) {
+            Some(cmd) => Ok(vec![read(cmd, rest, NONE, files)?]),
+            None => Ok(vec![Action::new(word)]),
+        },
         // A CLI plugin (`docker-<word>`) or a typo: named as typed, so nothing classifies it.
         None => Ok(vec![Action::new(word)]),
     }
@@ -1251,16 +1538,17 @@ fn buildx(rest: &[String]) -> Action {
     }
 }
 
-fn toplevel(word: &str) -> Option<Top> {
-    TOPLEVEL.iter().find(|(name, _)| *name == word).map(|(_, t)| *t)
+fn toplevel(word: &str) -> Option<Node> {
+    TREE.find(TREE.top, word)
 }
 
-fn find(subs: &[Sub], word: &str) -> Option<Cmd> {
-    subs.iter().find(|(names, _)| names.contains(&word)).map(|(_, c)| *c)
+/// The command `word` names among `subs`.
+fn find(subs: Span, word: &str) -> Option<&'static Command> {
+    TREE.command(TREE.find(subs, word)?)
 }
 
 /// A management group (`container`, `image`, …): the next word is its subcommand.
-fn group(name: &str, subs: &[Sub], args: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
+fn group(name: &str, subs: Span, args: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, String> {
     let Some((first, rest)) = args.split_first() else {
         return Ok(vec![Action::new("help")]);
     };
@@ -1272,23 +1560,19 @@ fn group(name: &str, subs: &[Sub], args: &[String], files: &mut Vec<LocalFile>) 
         return Err(format!("docker {name}: option {first} before the subcommand is not understood"));
     }
     Ok(vec![match find(subs, first) {
-        Some(cmd) => read(&cmd, rest, NONE, files)?,
+        Some(cmd) => read(cmd, rest, NONE, files)?,
         None => Action::new(format!("{name} {first}")),
     }])
 }
 
 /// Read one subcommand's arguments against its table (plus `extra`, and help). The local files
 /// it reads or writes go to `files`.
-fn read(cmd: &Cmd, args: &[String], extra: &[Opt], files: &mut Vec<LocalFile>) -> Result<Action, String> {
+fn read(cmd: &Command, args: &[String], extra: &[Opt], files: &mut Vec<LocalFile>) -> Result<Action, String> {
+    let verb = cmd.verb.as_str();
     if cmd.args == Args::Unread {
-        return Ok(Action::new(if unread_help(args) { "help" } else { cmd.verb }));
+        return Ok(Action::new(if unread_help(args) { "help" } else { verb }));
     }
-    let mut table: Vec<Opt> = cmd
-        .opts
-        .iter()
-        .flat_map(|t| t.iter().copied())
-        .chain(extra.iter().copied())
-        .collect();
+    let mut table: Vec<Opt> = TREE.opts(cmd).iter().chain(extra).copied().collect();
     let h_taken = table.iter().any(|o| o.short.contains(&'h'));
     table.push(if h_taken { HELP_LONG } else { HELP });
     let style = if cmd.args == Args::OptionsFirst {
@@ -1296,14 +1580,14 @@ fn read(cmd: &Cmd, args: &[String], extra: &[Opt], files: &mut Vec<LocalFile>) -
     } else {
         Style::PFLAG
     };
-    let parsed = opts::scan(args, &table, &style).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
+    let parsed = opts::scan(args, &table, &style).map_err(|e| format!("docker {verb}: {e}"))?;
     if parsed.has("help") {
         return Ok(Action::new("help"));
     }
-    check_operands(cmd.verb, &parsed.positionals()).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
-    let mut action = Action::new(cmd.verb);
-    (cmd.marks)(&parsed, &mut action).map_err(|e| format!("docker {}: {e}", cmd.verb))?;
-    files.extend(local_files(cmd.verb, &parsed));
+    check_operands(verb, &parsed.positionals()).map_err(|e| format!("docker {verb}: {e}"))?;
+    let mut action = Action::new(verb);
+    cmd.marks.add(&parsed, &mut action).map_err(|e| format!("docker {verb}: {e}"))?;
+    files.extend(local_files(verb, &parsed));
     Ok(action)
 }
 
@@ -1483,8 +1767,8 @@ fn compose(args: &[String], files: &mut Vec<LocalFile>) -> Result<Vec<Action>, S
         None => Action::new("help"),
         // compose's own `help [SUBCOMMAND]` prints help.
         Some((sub, _)) if sub == "help" => Action::new("help"),
-        Some((sub, rest)) => match find(COMPOSE, sub) {
-            Some(cmd) => read(&cmd, rest, DRY_RUN, files)?,
+        Some((sub, rest)) => match find(TREE.compose, sub) {
+            Some(cmd) => read(cmd, rest, DRY_RUN, files)?,
             None => Action::new(format!("compose {sub}")),
         },
     };
@@ -1877,6 +2161,43 @@ mod tests {
     use super::*;
     use crate::grammar::argv;
     use pretty_assertions::assert_eq;
+
+    /// A command as the tables write it and as the parser reads it, side by side.
+    fn written(c: &Cmd) -> String {
+        let opts: Vec<Opt> = c.opts.iter().flat_map(|t| t.iter().copied()).collect();
+        format!("{} {:?} {:?} {:?}", c.verb, c.args, c.marks, opts)
+    }
+
+    fn read_as(node: Option<Node>) -> String {
+        match TREE.command(node.expect("the word is in the tree")) {
+            Some(c) => format!("{} {:?} {:?} {:?}", c.verb, c.args, c.marks, TREE.opts(c)),
+            None => "a group".to_string(),
+        }
+    }
+
+    /// The tree the parser reads is the tables as written: every word (alias included) of
+    /// every level selects the command, with the options, that the tables give it.
+    #[test]
+    fn the_packed_tree_is_the_tables_as_written() {
+        let subs = |group: Span, written_subs: &[Sub]| {
+            assert_eq!(usize::from(group.len), written_subs.len());
+            for (names, cmd) in written_subs {
+                for name in *names {
+                    assert_eq!(read_as(TREE.find(group, name)), written(cmd), "{name}");
+                }
+            }
+        };
+        assert_eq!(usize::from(TREE.top.len), TOPLEVEL.len());
+        for (name, top) in TOPLEVEL {
+            match (top, TREE.find(TREE.top, name)) {
+                (Top::Cmd(cmd), node) => assert_eq!(read_as(node), written(cmd), "{name}"),
+                (Top::Group(written_subs), Some(Node::Group(group))) => subs(group, written_subs),
+                (Top::Group(_), node) => panic!("{name}: {node:?} for a group"),
+            }
+        }
+        subs(TREE.compose, COMPOSE);
+        assert!(TREE.find(TREE.top, "compose").is_none() && TREE.find(TREE.top, "").is_none());
+    }
 
     fn verbs(words: &[&str]) -> Vec<String> {
         let inv = parse(&argv(words));

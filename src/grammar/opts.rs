@@ -78,7 +78,7 @@ pub struct Name {
 impl Name {
     const CAP: usize = 39;
 
-    const fn new(s: &str) -> Name {
+    pub const fn new(s: &str) -> Name {
         assert!(s.len() <= Name::CAP, "an option id longer than Name::CAP");
         let mut bytes = [0; Name::CAP];
         put(&mut bytes, 0, s.as_bytes());
@@ -87,6 +87,11 @@ impl Name {
 
     pub fn as_str(&self) -> &str {
         text(self.bytes.get(..usize::from(self.len)).unwrap_or_default())
+    }
+
+    /// The name's bytes, for tables built by a `const fn`.
+    pub const fn as_bytes(&self) -> &[u8] {
+        self.bytes.split_at(self.len as usize).0
     }
 }
 
@@ -134,7 +139,7 @@ impl Longs {
     const MAX: usize = 3;
     const CAP: usize = 60;
 
-    const fn new(names: &[&str]) -> Longs {
+    pub const fn new(names: &[&str]) -> Longs {
         assert!(names.len() <= Longs::MAX, "an option with more than Longs::MAX long names");
         let mut out = Longs {
             count: names.len() as u8,
