@@ -31,6 +31,7 @@ pub(crate) mod inventory;
 pub(crate) mod judge;
 pub(crate) mod mcp;
 pub(crate) mod operator_files;
+pub(crate) mod packed;
 pub(crate) mod policy;
 pub(crate) mod remote_facts;
 pub(crate) mod remote_fence;

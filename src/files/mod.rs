@@ -42,44 +42,47 @@ use std::path::{Component, Path, PathBuf};
 pub use gather::gather;
 
 use crate::grammar::{Access, Contents, Invocation, LocalFile};
+use crate::packed::words;
 use crate::policy::Required;
 
 /// The most a file read for a decision may hold; a larger one is "not readable" and the call
 /// is judged without its contents.
 pub const MAX_CONTENT: u64 = 1 << 20;
 
-/// Names of files that hold credentials (compared case-insensitively; `*` is a wildcard). A
-/// call may not send them; hidden files are refused anyway.
-const CREDENTIAL_NAMES: &[&str] = &[
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.kdbx",
-    "*.ppk",
-    "*.gpg",
-    "*.asc",
-    "*.tfstate",
-    "*.tfvars",
-    "*.env",
-    "credentials",
-    "credentials.*",
-    "secrets",
-    "secrets.*",
-    "hosts.yml",
-    "netrc",
-    "_netrc",
-    "authorized_keys",
-    "known_hosts",
-    "htpasswd",
-    "shadow",
-];
+words! {
+    /// Names of files that hold credentials (compared case-insensitively; `*` is a wildcard). A
+    /// call may not send them; hidden files are refused anyway.
+    static CREDENTIAL_NAMES = &[
+        "id_rsa*",
+        "id_dsa*",
+        "id_ecdsa*",
+        "id_ed25519*",
+        "*.pem",
+        "*.key",
+        "*.p12",
+        "*.pfx",
+        "*.jks",
+        "*.keystore",
+        "*.kdbx",
+        "*.ppk",
+        "*.gpg",
+        "*.asc",
+        "*.tfstate",
+        "*.tfvars",
+        "*.env",
+        "credentials",
+        "credentials.*",
+        "secrets",
+        "secrets.*",
+        "hosts.yml",
+        "netrc",
+        "_netrc",
+        "authorized_keys",
+        "known_hosts",
+        "htpasswd",
+        "shadow",
+    ];
+}
 
 /// Entry names that make the directory holding them a git directory: git's `is_git_directory`
 /// (setup.c) takes a directory with a valid `HEAD` and either `commondir` or both `objects/`

@@ -39,6 +39,7 @@ use std::collections::BTreeSet;
 
 use crate::grammar::opts::{self, Arity, Item, Opt, Style, Unknown};
 use crate::grammar::{Access, Action, Body, Claim, Contents, Invocation, LocalFile, http};
+use crate::packed::{pairs, words};
 use crate::tool::Tool;
 
 /// `-q` as argv[1] stops curl reading `.curlrc` (`tool_operate.c` only looks at argv[1]).
@@ -381,95 +382,111 @@ const TABLE: &[Opt] = &[
     switch!("xattr"),
 ];
 
-/// Switches curl declares `ARG_NONE`: `--no-<name>` is an error for them, as for any value option.
-const NOT_NEGATABLE: &[&str] = &[
-    "anyauth",
-    "dump-ca-embed",
-    "ftp-pasv",
-    "help",
-    "http1.0",
-    "http1.1",
-    "http2",
-    "http2-prior-knowledge",
-    "http3",
-    "http3-only",
-    "ipv4",
-    "ipv6",
-    "next",
-    "proxy-tlsv1",
-    "sslv2",
-    "sslv3",
-    "tlsv1",
-    "tlsv1.0",
-    "tlsv1.1",
-    "tlsv1.2",
-    "tlsv1.3",
-];
+words! {
+    /// Switches curl declares `ARG_NONE`: `--no-<name>` is an error for them, as for any value option.
+    static NOT_NEGATABLE = &[
+        "anyauth",
+        "dump-ca-embed",
+        "ftp-pasv",
+        "help",
+        "http1.0",
+        "http1.1",
+        "http2",
+        "http2-prior-knowledge",
+        "http3",
+        "http3-only",
+        "ipv4",
+        "ipv6",
+        "next",
+        "proxy-tlsv1",
+        "sslv2",
+        "sslv3",
+        "tlsv1",
+        "tlsv1.0",
+        "tlsv1.1",
+        "tlsv1.2",
+        "tlsv1.3",
+    ];
+}
 
-/// Methods with a verb of their own; anything else is `OTHER` with a `method=<M>` mark.
-const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+words! {
+    /// Methods with a verb of their own; anything else is `OTHER` with a `method=<M>` mark.
+    static METHODS = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+}
 
-/// Options whose value curl writes into the request head: a CR or LF there injects headers or a
-/// whole second request (verified with 7.88.1: `-H $'A: b\r\nX-HTTP-Method-Override: DELETE'`).
-const HEAD_VALUES: &[&str] = &[
-    "header",
-    "proxy-header",
-    "request",
-    "request-target",
-    "user-agent",
-    "referer",
-    "cookie",
-    "oauth2-bearer",
-];
+words! {
+    /// Options whose value curl writes into the request head: a CR or LF there injects headers or a
+    /// whole second request (verified with 7.88.1: `-H $'A: b\r\nX-HTTP-Method-Override: DELETE'`).
+    static HEAD_VALUES = &[
+        "header",
+        "proxy-header",
+        "request",
+        "request-target",
+        "user-agent",
+        "referer",
+        "cookie",
+        "oauth2-bearer",
+    ];
+}
 
-/// Options that route the request somewhere other than the URL's host.
-const REROUTE: &[&str] = &[
-    "proxy",
-    "preproxy",
-    "proxy1.0",
-    "socks4",
-    "socks4a",
-    "socks5",
-    "socks5-hostname",
-    "connect-to",
-    "resolve",
-    "doh-url",
-    "dns-servers",
-];
+words! {
+    /// Options that route the request somewhere other than the URL's host.
+    static REROUTE = &[
+        "proxy",
+        "preproxy",
+        "proxy1.0",
+        "socks4",
+        "socks4a",
+        "socks5",
+        "socks5-hostname",
+        "connect-to",
+        "resolve",
+        "doh-url",
+        "dns-servers",
+    ];
+}
 
-/// Options that write the named local file. For these, `-` is standard output (or the stream
-/// the option names) and `/dev/null`, `/dev/stdout`, `/dev/stderr` are not files either.
-const WRITES_PATH: &[&str] = &[
-    "dump-header",
-    "cookie-jar",
-    "trace",
-    "trace-ascii",
-    "stderr",
-    "libcurl",
-    "etag-save",
-];
+words! {
+    /// Options that write the named local file. For these, `-` is standard output (or the stream
+    /// the option names) and `/dev/null`, `/dev/stdout`, `/dev/stderr` are not files either.
+    static WRITES_PATH = &[
+        "dump-header",
+        "cookie-jar",
+        "trace",
+        "trace-ascii",
+        "stderr",
+        "libcurl",
+        "etag-save",
+    ];
+}
 
-/// Options that write (and read back) a file or a directory, where `-` is just a name.
-const WRITES_CACHE: &[&str] = &["hsts", "alt-svc", "ssl-sessions"];
+words! {
+    /// Options that write (and read back) a file or a directory, where `-` is just a name.
+    static WRITES_CACHE = &["hsts", "alt-svc", "ssl-sessions"];
+}
 
-/// Schemes curl guesses from a scheme-less URL's host prefix (`lib/urlapi.c`); anything else is
-/// HTTP.
-const GUESSED: &[(&str, &str)] = &[
-    ("ftp.", "ftp"),
-    ("dict.", "dict"),
-    ("ldap.", "ldap"),
-    ("imap.", "imap"),
-    ("smtp.", "smtp"),
-    ("pop3.", "pop3"),
-];
+pairs! {
+    /// Schemes curl guesses from a scheme-less URL's host prefix (`lib/urlapi.c`); anything else is
+    /// HTTP.
+    static GUESSED = &[
+        ("ftp.", "ftp"),
+        ("dict.", "dict"),
+        ("ldap.", "ldap"),
+        ("imap.", "imap"),
+        ("smtp.", "smtp"),
+        ("pop3.", "pop3"),
+    ];
+}
 
-/// Schemes curl knows. A URL starting `<one of these>:` is read as that scheme even without the
-/// `/` curl itself wants after the colon, so a URL is never taken for HTTP when it might not be.
-const SCHEMES: &[&str] = &[
-    "dict", "file", "ftp", "ftps", "gopher", "gophers", "http", "https", "imap", "imaps", "ipfs", "ipns", "ldap", "ldaps", "mqtt", "mqtts",
-    "pop3", "pop3s", "rtmp", "rtmpe", "rtmps", "rtmpt", "rtmpte", "rtmpts", "rtsp", "scp", "sftp", "smb", "smbs", "smtp", "smtps",
-    "telnet", "tftp", "ws", "wss",
-];
+words! {
+    /// Schemes curl knows. A URL starting `<one of these>:` is read as that scheme even without the
+    /// `/` curl itself wants after the colon, so a URL is never taken for HTTP when it might not be.
+    static SCHEMES = &[
+        "dict", "file", "ftp", "ftps", "gopher", "gophers", "http", "https", "imap", "imaps", "ipfs", "ipns", "ldap", "ldaps", "mqtt", "mqtts",
+        "pop3", "pop3s", "rtmp", "rtmpe", "rtmps", "rtmpt", "rtmpte", "rtmpts", "rtsp", "scp", "sftp", "smb", "smbs", "smtp", "smtps",
+        "telnet", "tftp", "ws", "wss",
+    ];
+}
 
 /// The most URLs one call may expand to through globbing. Past it the gate would judge
 /// thousands of requests one by one; the call is refused with a hint to use `-g`.
@@ -478,14 +495,16 @@ pub const MAX_URLS: usize = 1000;
 /// The ports of the Docker Engine API over TCP (plain and TLS).
 const DOCKER_PORTS: &[u16] = &[2375, 2376];
 
-/// Unix sockets of container engines: the whole Engine API without the docker gate.
-const ENGINE_SOCKETS: &[&str] = &[
-    "docker.sock",
-    "containerd.sock",
-    "podman.sock",
-    "dockershim.sock",
-    "cri-dockerd.sock",
-];
+words! {
+    /// Unix sockets of container engines: the whole Engine API without the docker gate.
+    static ENGINE_SOCKETS = &[
+        "docker.sock",
+        "containerd.sock",
+        "podman.sock",
+        "dockershim.sock",
+        "cri-dockerd.sock",
+    ];
+}
 
 /// One piece of request data, in argv order.
 #[derive(Debug, Clone)]
@@ -950,7 +969,7 @@ fn form_encode(s: &str) -> String {
 }
 
 fn method_action(m: &str) -> Action {
-    if METHODS.contains(&m) {
+    if METHODS.contains(m) {
         Action::new(m)
     } else {
         Action::new("OTHER").mark(format!("method={m}"))
@@ -991,7 +1010,7 @@ fn proxy_claims(items: &[Item]) -> Vec<Claim> {
     items
         .iter()
         .filter_map(|i| match i {
-            Item::Opt(f) if REROUTE.contains(&f.id.as_str()) && !f.negated => Some(Claim::Destination {
+            Item::Opt(f) if REROUTE.contains(&f.id) && !f.negated => Some(Claim::Destination {
                 var: "HTTPS_PROXY",
                 value: f.value.clone().unwrap_or_default(),
                 flag: f.written.split('=').next().unwrap_or_default().to_string(),
@@ -1023,14 +1042,14 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
         }
         if f.negated {
             let takes_value = TABLE.iter().any(|o| o.id == f.id && o.arity != Arity::Flag);
-            if takes_value || NOT_NEGATABLE.contains(&f.id.as_str()) {
+            if takes_value || NOT_NEGATABLE.contains(&f.id) {
                 return Err(format!("curl takes --no- only on a switch, not {}", f.written));
             }
         }
         let on = !f.negated;
         let v = f.value.as_deref().unwrap_or_default();
         let flag = f.written.split('=').next().unwrap_or_default();
-        if HEAD_VALUES.contains(&f.id.as_str()) && v.contains(['\r', '\n']) {
+        if HEAD_VALUES.contains(&f.id) && v.contains(['\r', '\n']) {
             seg.mark("crlf");
         }
         match f.id.as_str() {
@@ -1150,7 +1169,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
             "proto-default" => seg.proto_default = Some(v.to_string()),
             "engine" if v != "list" => seg.mark("engine"),
             "quote" | "ftp-alternative-to-user" => seg.mark("ftp-command"),
-            id if REROUTE.contains(&id) && !v.is_empty() => {
+            id if REROUTE.contains(id) && !v.is_empty() => {
                 seg.mark("reroute");
                 if names_docker_port(v) {
                     seg.mark("docker-api");
@@ -1195,7 +1214,7 @@ fn transfers(items: &[Item], contents: &Contents, files: &mut Vec<LocalFile>) ->
                 }
             }
             "remove-on-error" if on => seg.mark("file-write"),
-            id if (WRITES_PATH.contains(&id) || WRITES_CACHE.contains(&id)) && !is_stream(v, WRITES_PATH.contains(&id)) => {
+            id if (WRITES_PATH.contains(id) || WRITES_CACHE.contains(id)) && !is_stream(v, WRITES_PATH.contains(id)) => {
                 seg.mark("file-write");
                 files.push(write(v, flag));
             }
@@ -1435,7 +1454,7 @@ fn url_facts(url: &str) -> Result<(Vec<String>, Option<String>), String> {
             let host = host_port.to_ascii_lowercase();
             GUESSED
                 .iter()
-                .find(|(prefix, _)| host.starts_with(prefix))
+                .find(|(prefix, _)| host.starts_with(*prefix))
                 .map_or("http", |(_, s)| s)
                 .to_string()
         }
@@ -1469,7 +1488,7 @@ fn split_scheme(url: &str) -> Option<(String, &str)> {
     let rest = url[end..].strip_prefix(':')?;
     let first_alpha = name.starts_with(|c: char| c.is_ascii_alphabetic());
     let lower = name.to_ascii_lowercase();
-    (first_alpha && (rest.starts_with('/') || SCHEMES.contains(&lower.as_str()))).then_some((lower, rest))
+    (first_alpha && (rest.starts_with('/') || SCHEMES.contains(&lower))).then_some((lower, rest))
 }
 
 /// curl's URL globbing (`src/tool_urlglob.c`): `{a,b}` sets and `[1-10]`, `[a-z]`, `[01-10:2]`

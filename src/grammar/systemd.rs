@@ -15,6 +15,7 @@
 
 use crate::grammar::opts::{self, Item, Opt, Style};
 use crate::grammar::{Action, Invocation, Target};
+use crate::packed::{pairs, words};
 use crate::tool::Tool;
 
 /// `systemctl.c` `systemctl_parse_argv`.
@@ -85,240 +86,250 @@ const SYSTEMCTL: &[Opt] = &[
     Opt::value("when", &["when"], &[]),
 ];
 
-/// systemctl verbs as `systemctl.c` names them, with aliases resolved.
-const SYSTEMCTL_VERBS: &[(&str, &str)] = &[
-    ("list-units", "list-units"),
-    ("list-sockets", "list-sockets"),
-    ("list-timers", "list-timers"),
-    ("list-automounts", "list-automounts"),
-    ("list-paths", "list-paths"),
-    ("list-jobs", "list-jobs"),
-    ("list-machines", "list-machines"),
-    ("list-unit-files", "list-unit-files"),
-    ("list-dependencies", "list-dependencies"),
-    ("is-active", "is-active"),
-    ("check", "is-active"),
-    ("is-failed", "is-failed"),
-    ("is-enabled", "is-enabled"),
-    ("is-system-running", "is-system-running"),
-    ("status", "status"),
-    ("show", "show"),
-    ("cat", "cat"),
-    ("help", "help"),
-    ("show-environment", "show-environment"),
-    ("get-default", "get-default"),
-    ("whoami", "whoami"),
-    ("start", "start"),
-    ("stop", "stop"),
-    ("condstop", "stop"),
-    ("reload", "reload"),
-    ("restart", "restart"),
-    ("try-restart", "try-restart"),
-    ("condrestart", "try-restart"),
-    ("reload-or-restart", "reload-or-restart"),
-    ("try-reload-or-restart", "try-reload-or-restart"),
-    ("reload-or-try-restart", "try-reload-or-restart"),
-    ("force-reload", "try-reload-or-restart"),
-    ("condreload", "try-reload-or-restart"),
-    ("isolate", "isolate"),
-    ("kill", "kill"),
-    ("clean", "clean"),
-    ("freeze", "freeze"),
-    ("thaw", "thaw"),
-    ("reset-failed", "reset-failed"),
-    ("set-property", "set-property"),
-    ("bind", "bind"),
-    ("mount-image", "mount-image"),
-    ("daemon-reload", "daemon-reload"),
-    ("daemon-reexec", "daemon-reexec"),
-    ("log-level", "log-level"),
-    ("log-target", "log-target"),
-    ("service-log-level", "service-log-level"),
-    ("service-log-target", "service-log-target"),
-    ("service-watchdogs", "service-watchdogs"),
-    ("set-environment", "set-environment"),
-    ("unset-environment", "unset-environment"),
-    ("import-environment", "import-environment"),
-    ("enable", "enable"),
-    ("disable", "disable"),
-    ("reenable", "reenable"),
-    ("preset", "preset"),
-    ("preset-all", "preset-all"),
-    ("mask", "mask"),
-    ("unmask", "unmask"),
-    ("link", "link"),
-    ("revert", "revert"),
-    ("add-wants", "add-wants"),
-    ("add-requires", "add-requires"),
-    ("edit", "edit"),
-    ("set-default", "set-default"),
-    ("default", "default"),
-    ("rescue", "rescue"),
-    ("emergency", "emergency"),
-    ("halt", "halt"),
-    ("poweroff", "poweroff"),
-    ("reboot", "reboot"),
-    ("kexec", "kexec"),
-    ("soft-reboot", "soft-reboot"),
-    ("exit", "exit"),
-    ("switch-root", "switch-root"),
-    ("suspend", "suspend"),
-    ("hibernate", "hibernate"),
-    ("hybrid-sleep", "hybrid-sleep"),
-    ("suspend-then-hibernate", "suspend-then-hibernate"),
-    ("sleep", "sleep"),
-];
+pairs! {
+    /// systemctl verbs as `systemctl.c` names them, with aliases resolved.
+    static SYSTEMCTL_VERBS = &[
+        ("list-units", "list-units"),
+        ("list-sockets", "list-sockets"),
+        ("list-timers", "list-timers"),
+        ("list-automounts", "list-automounts"),
+        ("list-paths", "list-paths"),
+        ("list-jobs", "list-jobs"),
+        ("list-machines", "list-machines"),
+        ("list-unit-files", "list-unit-files"),
+        ("list-dependencies", "list-dependencies"),
+        ("is-active", "is-active"),
+        ("check", "is-active"),
+        ("is-failed", "is-failed"),
+        ("is-enabled", "is-enabled"),
+        ("is-system-running", "is-system-running"),
+        ("status", "status"),
+        ("show", "show"),
+        ("cat", "cat"),
+        ("help", "help"),
+        ("show-environment", "show-environment"),
+        ("get-default", "get-default"),
+        ("whoami", "whoami"),
+        ("start", "start"),
+        ("stop", "stop"),
+        ("condstop", "stop"),
+        ("reload", "reload"),
+        ("restart", "restart"),
+        ("try-restart", "try-restart"),
+        ("condrestart", "try-restart"),
+        ("reload-or-restart", "reload-or-restart"),
+        ("try-reload-or-restart", "try-reload-or-restart"),
+        ("reload-or-try-restart", "try-reload-or-restart"),
+        ("force-reload", "try-reload-or-restart"),
+        ("condreload", "try-reload-or-restart"),
+        ("isolate", "isolate"),
+        ("kill", "kill"),
+        ("clean", "clean"),
+        ("freeze", "freeze"),
+        ("thaw", "thaw"),
+        ("reset-failed", "reset-failed"),
+        ("set-property", "set-property"),
+        ("bind", "bind"),
+        ("mount-image", "mount-image"),
+        ("daemon-reload", "daemon-reload"),
+        ("daemon-reexec", "daemon-reexec"),
+        ("log-level", "log-level"),
+        ("log-target", "log-target"),
+        ("service-log-level", "service-log-level"),
+        ("service-log-target", "service-log-target"),
+        ("service-watchdogs", "service-watchdogs"),
+        ("set-environment", "set-environment"),
+        ("unset-environment", "unset-environment"),
+        ("import-environment", "import-environment"),
+        ("enable", "enable"),
+        ("disable", "disable"),
+        ("reenable", "reenable"),
+        ("preset", "preset"),
+        ("preset-all", "preset-all"),
+        ("mask", "mask"),
+        ("unmask", "unmask"),
+        ("link", "link"),
+        ("revert", "revert"),
+        ("add-wants", "add-wants"),
+        ("add-requires", "add-requires"),
+        ("edit", "edit"),
+        ("set-default", "set-default"),
+        ("default", "default"),
+        ("rescue", "rescue"),
+        ("emergency", "emergency"),
+        ("halt", "halt"),
+        ("poweroff", "poweroff"),
+        ("reboot", "reboot"),
+        ("kexec", "kexec"),
+        ("soft-reboot", "soft-reboot"),
+        ("exit", "exit"),
+        ("switch-root", "switch-root"),
+        ("suspend", "suspend"),
+        ("hibernate", "hibernate"),
+        ("hybrid-sleep", "hybrid-sleep"),
+        ("suspend-then-hibernate", "suspend-then-hibernate"),
+        ("sleep", "sleep"),
+    ];
+}
 
-/// The verbs that start, stop or restart units: their arguments are the units a cooldown budget
-/// counts.
-pub const RESTART_VERBS: &[&str] = &[
-    "start",
-    "stop",
-    "restart",
-    "try-restart",
-    "reload-or-restart",
-    "try-reload-or-restart",
-];
+words! {
+    /// The verbs that start, stop or restart units: their arguments are the units a cooldown budget
+    /// counts.
+    pub static RESTART_VERBS = &[
+        "start",
+        "stop",
+        "restart",
+        "try-restart",
+        "reload-or-restart",
+        "try-reload-or-restart",
+    ];
+}
 
-/// Units that reboot, power off, suspend or otherwise take the whole host down (systemd's
-/// `special` targets and the services behind them).
-const POWER_UNITS: &[&str] = &[
-    "reboot.target",
-    "poweroff.target",
-    "halt.target",
-    "kexec.target",
-    "soft-reboot.target",
-    "shutdown.target",
-    "final.target",
-    "exit.target",
-    "rescue.target",
-    "emergency.target",
-    "ctrl-alt-del.target",
-    "initrd-switch-root.target",
-    "sleep.target",
-    "suspend.target",
-    "hibernate.target",
-    "hybrid-sleep.target",
-    "suspend-then-hibernate.target",
-    "systemd-reboot.service",
-    "systemd-poweroff.service",
-    "systemd-halt.service",
-    "systemd-kexec.service",
-    "systemd-soft-reboot.service",
-    "systemd-exit.service",
-    "systemd-suspend.service",
-    "systemd-hibernate.service",
-    "systemd-hybrid-sleep.service",
-    "systemd-suspend-then-hibernate.service",
-    "rescue.service",
-    "emergency.service",
-    // SysV runlevel aliases: 0 is poweroff, 1 rescue, 6 reboot.
-    "runlevel0.target",
-    "runlevel1.target",
-    "runlevel6.target",
-];
+words! {
+    /// Units that reboot, power off, suspend or otherwise take the whole host down (systemd's
+    /// `special` targets and the services behind them).
+    static POWER_UNITS = &[
+        "reboot.target",
+        "poweroff.target",
+        "halt.target",
+        "kexec.target",
+        "soft-reboot.target",
+        "shutdown.target",
+        "final.target",
+        "exit.target",
+        "rescue.target",
+        "emergency.target",
+        "ctrl-alt-del.target",
+        "initrd-switch-root.target",
+        "sleep.target",
+        "suspend.target",
+        "hibernate.target",
+        "hybrid-sleep.target",
+        "suspend-then-hibernate.target",
+        "systemd-reboot.service",
+        "systemd-poweroff.service",
+        "systemd-halt.service",
+        "systemd-kexec.service",
+        "systemd-soft-reboot.service",
+        "systemd-exit.service",
+        "systemd-suspend.service",
+        "systemd-hibernate.service",
+        "systemd-hybrid-sleep.service",
+        "systemd-suspend-then-hibernate.service",
+        "rescue.service",
+        "emergency.service",
+        // SysV runlevel aliases: 0 is poweroff, 1 rescue, 6 reboot.
+        "runlevel0.target",
+        "runlevel1.target",
+        "runlevel6.target",
+    ];
+}
 
-/// Units whose stop or restart reaches far beyond one service (mark `plumbing`). Two classes:
-/// the host's access paths, where stopping one can lock the operators out (ssh, VPNs and mesh
-/// networks, cloud and remote-access agents, consoles, logind, directory services); and its own
-/// plumbing, where every service or the record of what happened goes with it (dbus, the
-/// journal, syslog and audit, udev, time, cron, the network and the firewall, the container
-/// engines and the security agents). Compared in lower case.
-const PLUMBING: &[&str] = &[
-    // how people reach the host
-    "ssh.service",
-    "sshd.service",
-    "ssh.socket",
-    "sshd.socket",
-    "dropbear.service",
-    "systemd-logind.service",
-    "tailscaled.service",
-    "zerotier-one.service",
-    "teleport.service",
-    "netbird.service",
-    "nebula.service",
-    "cloudflared.service",
-    "openvpn.service",
-    "strongswan.service",
-    "strongswan-starter.service",
-    "ipsec.service",
-    "xl2tpd.service",
-    "amazon-ssm-agent.service",
-    "snap.amazon-ssm-agent.amazon-ssm-agent.service",
-    "google-guest-agent.service",
-    "google-osconfig-agent.service",
-    "walinuxagent.service",
-    "waagent.service",
-    "qemu-guest-agent.service",
-    "xrdp.service",
-    "cockpit.service",
-    "cockpit.socket",
-    "console-getty.service",
-    "sssd.service",
-    "nslcd.service",
-    "winbind.service",
-    "polkit.service",
-    // the host's own plumbing
-    "dbus.service",
-    "dbus.socket",
-    "dbus-broker.service",
-    "systemd-journald.service",
-    "systemd-journald.socket",
-    "systemd-journald-dev-log.socket",
-    "systemd-journald-audit.socket",
-    "rsyslog.service",
-    "syslog.socket",
-    "syslog-ng.service",
-    "auditd.service",
-    "systemd-udevd.service",
-    "systemd-timesyncd.service",
-    "chrony.service",
-    "chronyd.service",
-    "ntp.service",
-    "ntpd.service",
-    "cron.service",
-    "crond.service",
-    "networking.service",
-    "systemd-networkd.service",
-    "systemd-networkd.socket",
-    "systemd-resolved.service",
-    "networkmanager.service",
-    "wpa_supplicant.service",
-    "nftables.service",
-    "iptables.service",
-    "ip6tables.service",
-    "netfilter-persistent.service",
-    "ufw.service",
-    "firewalld.service",
-    "fail2ban.service",
-    "apparmor.service",
-    "docker.service",
-    "docker.socket",
-    "containerd.service",
-    "podman.service",
-    "podman.socket",
-    "crio.service",
-    "kubelet.service",
-    "k3s.service",
-    "libvirtd.service",
-    "osqueryd.service",
-    "wazuh-agent.service",
-    "falcon-sensor.service",
-];
+words! {
+    /// Units whose stop or restart reaches far beyond one service (mark `plumbing`). Two classes:
+    /// the host's access paths, where stopping one can lock the operators out (ssh, VPNs and mesh
+    /// networks, cloud and remote-access agents, consoles, logind, directory services); and its own
+    /// plumbing, where every service or the record of what happened goes with it (dbus, the
+    /// journal, syslog and audit, udev, time, cron, the network and the firewall, the container
+    /// engines and the security agents). Compared in lower case.
+    static PLUMBING = &[
+        // how people reach the host
+        "ssh.service",
+        "sshd.service",
+        "ssh.socket",
+        "sshd.socket",
+        "dropbear.service",
+        "systemd-logind.service",
+        "tailscaled.service",
+        "zerotier-one.service",
+        "teleport.service",
+        "netbird.service",
+        "nebula.service",
+        "cloudflared.service",
+        "openvpn.service",
+        "strongswan.service",
+        "strongswan-starter.service",
+        "ipsec.service",
+        "xl2tpd.service",
+        "amazon-ssm-agent.service",
+        "snap.amazon-ssm-agent.amazon-ssm-agent.service",
+        "google-guest-agent.service",
+        "google-osconfig-agent.service",
+        "walinuxagent.service",
+        "waagent.service",
+        "qemu-guest-agent.service",
+        "xrdp.service",
+        "cockpit.service",
+        "cockpit.socket",
+        "console-getty.service",
+        "sssd.service",
+        "nslcd.service",
+        "winbind.service",
+        "polkit.service",
+        // the host's own plumbing
+        "dbus.service",
+        "dbus.socket",
+        "dbus-broker.service",
+        "systemd-journald.service",
+        "systemd-journald.socket",
+        "systemd-journald-dev-log.socket",
+        "systemd-journald-audit.socket",
+        "rsyslog.service",
+        "syslog.socket",
+        "syslog-ng.service",
+        "auditd.service",
+        "systemd-udevd.service",
+        "systemd-timesyncd.service",
+        "chrony.service",
+        "chronyd.service",
+        "ntp.service",
+        "ntpd.service",
+        "cron.service",
+        "crond.service",
+        "networking.service",
+        "systemd-networkd.service",
+        "systemd-networkd.socket",
+        "systemd-resolved.service",
+        "networkmanager.service",
+        "wpa_supplicant.service",
+        "nftables.service",
+        "iptables.service",
+        "ip6tables.service",
+        "netfilter-persistent.service",
+        "ufw.service",
+        "firewalld.service",
+        "fail2ban.service",
+        "apparmor.service",
+        "docker.service",
+        "docker.socket",
+        "containerd.service",
+        "podman.service",
+        "podman.socket",
+        "crio.service",
+        "kubelet.service",
+        "k3s.service",
+        "libvirtd.service",
+        "osqueryd.service",
+        "wazuh-agent.service",
+        "falcon-sensor.service",
+    ];
+}
 
-/// Template units whose every instance is an access path (a VPN, a tunnel, a console).
-const PLUMBING_TEMPLATES: &[&str] = &[
-    "wg-quick",
-    "openvpn",
-    "openvpn-client",
-    "openvpn-server",
-    "strongswan",
-    "ifup",
-    "getty",
-    "serial-getty",
-    "autovt",
-    "container-getty",
-];
+words! {
+    /// Template units whose every instance is an access path (a VPN, a tunnel, a console).
+    static PLUMBING_TEMPLATES = &[
+        "wg-quick",
+        "openvpn",
+        "openvpn-client",
+        "openvpn-server",
+        "strongswan",
+        "ifup",
+        "getty",
+        "serial-getty",
+        "autovt",
+        "container-getty",
+    ];
+}
 
 /// A unit as systemctl reads it: lower case, a name without a type is a service.
 fn full_name(u: &str) -> String {
@@ -329,7 +340,7 @@ fn full_name(u: &str) -> String {
 /// An access path or a piece of the host's plumbing ([`PLUMBING`], [`PLUMBING_TEMPLATES`]).
 fn is_plumbing(full: &str) -> bool {
     let template = full.split_once('@').map(|(t, _)| t);
-    PLUMBING.contains(&full) || template.is_some_and(|t| PLUMBING_TEMPLATES.contains(&t))
+    PLUMBING.contains(full) || template.is_some_and(|t| PLUMBING_TEMPLATES.contains(t))
 }
 
 /// A unit an operator lists as restartable (`remote.<host>.units`), as the gate compares it:
@@ -343,7 +354,7 @@ pub fn listed_unit(u: &str) -> Result<String, String> {
         return Err("is a pattern or not a unit name: list each unit by its name".into());
     }
     let full = full_name(u);
-    if POWER_UNITS.contains(&full.as_str()) {
+    if POWER_UNITS.contains(&full) {
         return Err("reboots, powers off or isolates the host, which an agent never does".into());
     }
     Ok(full)
@@ -356,7 +367,7 @@ pub fn listed_unit(u: &str) -> Result<String, String> {
 fn unit_marks(units: &[&str], a: &mut Action) {
     for u in units {
         let full = full_name(u);
-        if POWER_UNITS.contains(&full.as_str()) {
+        if POWER_UNITS.contains(&full) {
             a.add("power");
         } else if full.ends_with(".target") || full.ends_with(".slice") || full.ends_with(".scope") {
             a.add("wide");
@@ -410,13 +421,13 @@ pub fn systemctl(args: &[String]) -> Invocation {
     };
     let verb = match p.positionals().first() {
         None => "list-units".to_string(),
-        Some(v) => match SYSTEMCTL_VERBS.iter().find(|(name, _)| name == v) {
-            Some((_, canonical)) => canonical.to_string(),
+        Some(v) => match SYSTEMCTL_VERBS.get(v) {
+            Some(canonical) => canonical.to_string(),
             None => v.to_string(),
         },
     };
     let mut action = Action::new(format!("systemctl {verb}"));
-    if RESTART_VERBS.contains(&verb.as_str()) {
+    if RESTART_VERBS.contains(&verb) {
         let units: Vec<&str> = p.positionals().iter().skip(1).copied().collect();
         action.targets = units.iter().map(|u| Target::Unit(u.to_string())).collect();
         unit_marks(&units, &mut action);
@@ -512,20 +523,22 @@ const JOURNALCTL: &[Opt] = &[
     Opt::flag("list-namespaces", &["list-namespaces"], &[]),
 ];
 
-/// Options that delete journal files, write files, or change how journald stores them.
-const JOURNAL_WRITES: &[&str] = &[
-    "setup-keys",
-    "update-catalog",
-    "cursor-file",
-    "flush",
-    "relinquish-var",
-    "smart-relinquish-var",
-    "sync",
-    "rotate",
-    "vacuum-size",
-    "vacuum-files",
-    "vacuum-time",
-];
+words! {
+    /// Options that delete journal files, write files, or change how journald stores them.
+    static JOURNAL_WRITES = &[
+        "setup-keys",
+        "update-catalog",
+        "cursor-file",
+        "flush",
+        "relinquish-var",
+        "smart-relinquish-var",
+        "sync",
+        "rotate",
+        "vacuum-size",
+        "vacuum-files",
+        "vacuum-time",
+    ];
+}
 
 /// `journalctl [OPTIONS] [MATCHES]`: one `journalctl` action, marked `writes` when it would
 /// change files. Matches only narrow what is read.
@@ -538,10 +551,7 @@ pub fn journalctl(args: &[String]) -> Invocation {
         Err(e) => return inv.with_problem(format!("journalctl: {e}")),
     };
     let mut action = Action::new("journalctl");
-    if p.items
-        .iter()
-        .any(|i| matches!(i, Item::Opt(f) if JOURNAL_WRITES.contains(&f.id.as_str())))
-    {
+    if p.items.iter().any(|i| matches!(i, Item::Opt(f) if JOURNAL_WRITES.contains(&f.id))) {
         action.add("writes");
     }
     inv.with_action(action)
