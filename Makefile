@@ -8,7 +8,7 @@ AUDIT_LOG ?= $(PREFIX)/var/log/tiershim/audit.jsonl
 HOST   := $(shell rustc --print host-tuple)
 BIN    := target/$(HOST)/release/tiershim
 
-.PHONY: build test test-deps lint install uninstall demo bench bench-profiles clean generate deb
+.PHONY: build test test-deps lint install uninstall demo bench bench-profiles clean generate deb hot-text
 
 build:
 	$(CARGO) build --release
@@ -49,6 +49,11 @@ deb:
 # code by a test (src/admin/generate.rs), which fails in `make test` when it is stale.
 generate:
 	TIERSHIM_GENERATE=1 $(CARGO) test --lib admin::generate
+
+# link/hot-text.ld: the functions a gated call runs (recorded under callgrind), which build.rs has
+# the linker place together; rerun after large changes (a stale list costs speed, not correctness).
+hot-text:
+	./scripts/hot-text.py
 
 bench: build
 	$(CARGO) bench --bench gate

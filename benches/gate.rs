@@ -75,6 +75,9 @@ struct Variant {
     name: String,
     cmd: Command,
     times: Vec<Duration>,
+    /// The minor page faults of each run (before and after exec): on the machines measured each
+    /// cost about as much as the rest of a small call's work.
+    faults: Vec<i64>,
     /// Peak resident set of any run, KiB.
     max_rss: i64,
     /// The exit status every run must have (checked in the warm-up): a gate that fails early
@@ -89,6 +92,7 @@ impl Variant {
             name: name.into(),
             cmd,
             times: Vec::new(),
+            faults: Vec::new(),
             max_rss: 0,
             expect: 0,
         }
@@ -103,7 +107,7 @@ impl Variant {
     /// One fork+exec+wait; the child's rusage gives its peak memory (before and after exec).
     // The child is reaped with wait4 (for its rusage), which clippy cannot see.
     #[allow(clippy::zombie_processes)]
-    fn run_once(&mut self) -> (Duration, i32) {
+    fn run_once(&mut self) -> (Duration, i32, i64) {
         let start = Instant::now();
         // Reaped by wait4 below, which also returns the child's rusage.
         #[allow(clippy::zombie_processes)]
@@ -117,7 +121,7 @@ impl Variant {
         assert_eq!(r, pid, "wait4");
         self.max_rss = self.max_rss.max(ru.ru_maxrss);
         let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-        (took, code)
+        (took, code, ru.ru_minflt)
     }
 }
 
@@ -125,6 +129,12 @@ fn median(v: &[Duration]) -> Duration {
     let mut v = v.to_vec();
     v.sort();
     v[v.len() / 2]
+}
+
+fn median_faults(v: &Variant) -> i64 {
+    let mut f = v.faults.clone();
+    f.sort();
+    f.get(f.len() / 2).copied().unwrap_or(0)
 }
 
 fn p90(v: &[Duration]) -> Duration {
@@ -137,15 +147,16 @@ fn p90(v: &[Duration]) -> Duration {
 fn measure(variants: &mut [Variant], rounds: usize) {
     for v in variants.iter_mut() {
         for _ in 0..rounds.clamp(1, 20) {
-            let (_, code) = v.run_once();
+            let (_, code, _) = v.run_once();
             assert_eq!(code, v.expect, "{}: exit {code}, not {}", v.name, v.expect);
         }
         v.max_rss = 0;
     }
     for _ in 0..rounds {
         for v in variants.iter_mut() {
-            let (t, _) = v.run_once();
+            let (t, _, faults) = v.run_once();
             v.times.push(t);
+            v.faults.push(faults);
         }
     }
 }
@@ -154,9 +165,9 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// The gate's relocations (the entries of `.rela.dyn`) and
-/// the size of its `.data.rel.ro`, from the ELF section headers.
-fn relocations(gate: &Path) -> (u64, u64) {
+/// The gate's relocations (the entries of `.rela.dyn`), the size of its `.data.rel.ro` and of its
+/// `.text.hot` (the functions link/hot-text.ld names), from the ELF section headers.
+fn layout(gate: &Path) -> (u64, u64, u64) {
     let f = std::fs::read(gate).unwrap();
     let u16_at = |o: usize| u16::from_le_bytes(f[o..o + 2].try_into().unwrap()) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(f[o..o + 4].try_into().unwrap()) as usize;
@@ -165,7 +176,7 @@ fn relocations(gate: &Path) -> (u64, u64) {
     let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28) as usize, u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
     let header = |i: usize| shoff + i * shentsize;
     let names = u64_at(header(shstrndx) + 0x18) as usize;
-    let (mut relocs, mut relro) = (0, 0);
+    let (mut relocs, mut relro, mut hot) = (0, 0, 0);
     for i in 0..shnum {
         let h = header(i);
         let at = names + u32_at(h);
@@ -174,10 +185,11 @@ fn relocations(gate: &Path) -> (u64, u64) {
         match &f[at..at + end] {
             b".rela.dyn" => relocs += size / 24,
             b".data.rel.ro" => relro += size,
+            b".text.hot" => hot += size,
             _ => {}
         }
     }
-    (relocs, relro)
+    (relocs, relro, hot)
 }
 
 /// A tier directory with links to the gate and a tiershim.yaml: `config`, with an operator's
@@ -286,7 +298,7 @@ fn profiles(gates: &str, rounds: usize) {
     }
     measure(&mut vs, rounds);
     let hop = us(median(&vs[1].times));
-    println!("| call | median | p90 | vs bare exec hop | gate overhead | peak RSS |\n|---|---|---|---|---|---|");
+    println!("| call | median | p90 | vs bare exec hop | gate overhead | page faults | peak RSS |\n|---|---|---|---|---|---|---|");
     for (i, v) in vs.iter().enumerate() {
         let m = us(median(&v.times));
         let over = if i >= 2 {
@@ -295,10 +307,11 @@ fn profiles(gates: &str, rounds: usize) {
             String::new()
         };
         println!(
-            "| {} | {m:.0} µs | {:.0} µs | {:.2}× | {over} | {:.1} MiB |",
+            "| {} | {m:.0} µs | {:.0} µs | {:.2}× | {over} | {} | {:.1} MiB |",
             v.name,
             us(p90(&v.times)),
             m / hop,
+            median_faults(v),
             v.max_rss as f64 / 1024.0
         );
     }
@@ -418,19 +431,20 @@ fn main() {
 
     let table = |vs: &[Variant], base: f64, base_name: &str, direct: Option<f64>| {
         let mut s = format!(
-            "| call | median | p90 | vs {base_name} |{} peak RSS |\n|---|---|---|---|{}---|\n",
+            "| call | median | p90 | vs {base_name} |{} page faults | peak RSS |\n|---|---|---|---|{}---|---|\n",
             if direct.is_some() { " vs direct |" } else { "" },
             if direct.is_some() { "---|" } else { "" }
         );
         for v in vs {
             let m = us(median(&v.times));
             s.push_str(&format!(
-                "| {} | {:.0} µs | {:.0} µs | {:.2}× |{} {:.1} MiB |\n",
+                "| {} | {:.0} µs | {:.0} µs | {:.2}× |{} {} | {:.1} MiB |\n",
                 v.name,
                 m,
                 us(p90(&v.times)),
                 m / base,
                 direct.map(|d| format!(" {:.2}× |", m / d)).unwrap_or_default(),
+                median_faults(v),
                 v.max_rss as f64 / 1024.0
             ));
         }
@@ -453,8 +467,8 @@ fn main() {
     let (git_small_peak, heavy_peak) = (mib(&scope[1]), mib(&scope[6]));
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let verdict = |ok: bool| if ok { "within budget" } else { "over budget" };
-    let (relocs, relro) = relocations(&gate);
-    let relro = relro / 1024;
+    let (relocs, relro, hot) = layout(&gate);
+    let (relro, hot) = (relro / 1024, hot / 1024);
     let doc = format!(
         "# Performance\n\n\
          Written by `make bench` (benches/gate.rs); re-run it to refresh. Each call is a fork+exec+wait from the \
@@ -486,23 +500,32 @@ fn main() {
          gate's own: with {} patterns from {many} skills it is **{heavy_peak:.1} MiB** ({}); the patterns and the \
          parsed skills are what grows.\n\n\
          ## Where the time goes\n\n\
+         - Most of what the gate costs beyond an exec hop is page faults, not instructions: on the machine \
+         measured, a page touched for the first time cost about 1.3 µs, whether copied, zeroed or mapped \
+         from the page cache (asking the kernel to fill a range at once, `MADV_POPULATE_WRITE`, cost the \
+         same). The page-faults column counts them per call, the hop's and the no-op's included. Two things \
+         keep the gate's few: its static data holds few pointers, and the code a call runs sits together.\n\
          - The gate is one static binary, linked as a position-independent executable (static-pie; \
          `.cargo/config.toml`), so the kernel places it at a random address and it relocates itself at \
          start: {relocs} relocations, which write every page of its {relro} KB `.data.rel.ro` (the \
-         static data that holds pointers), each page a copy-on-write fault. That, not what the gate decides, \
-         is most of what it costs beyond an exec hop: the same code linked as a non-PIE static executable \
-         measured about 1.1x a bare exec hop where the PIE measured about 1.3x. The gate runs setgid in a \
-         hardened install, so it keeps the address-space randomisation, and keeps its own tables free of \
-         pointers instead: the policy tables' strings are places in one text and lists places in one array \
-         (`src/tables.rs`), an option's names are inline (`grammar::opts::Opt`), and pulldown-cmark's table \
-         of HTML entities (17 pages of pointers) is packed in a vendored copy (`vendor/README.md`); that \
-         took the relocations from 30,355 to about 13,800 and `.data.rel.ro` from 608 to 248 KB. Most of \
-         what is left is the dependencies' (sqlparser's keywords and its stack-growth closures, the \
-         standard library's formatting and panic locations, vtables). Every page counts alike: on the \
-         machine measured, a page touched for the first time cost about 1.3 µs whether copied or zeroed \
-         (and asking the kernel to fill a range at once, `MADV_POPULATE_WRITE`, cost the same), so \
-         relocation packing (`-z pack-relative-relocs`) saves nothing: the writes, not the table, are the \
-         cost.\n\
+         static data that holds pointers), each page a copy. The same code linked as a non-PIE static \
+         executable measured about 1.1x a bare exec hop where the PIE measured about 1.3x; but the gate \
+         runs setgid in a hardened install, so it keeps the address-space randomisation, and keeps its \
+         tables free of pointers instead: the policy tables' strings are places in one text and lists \
+         places in one array (`src/tables.rs`), an option's names are inline (`grammar::opts::Opt`), \
+         docker's command tree and the grammars' word lists are packed at compile time \
+         (`grammar::docker`, `src/packed.rs`), and pulldown-cmark's table of HTML entities (17 pages of \
+         pointers) is packed in a vendored copy (`vendor/README.md`); that took the relocations from \
+         30,355 to about 12,500 and `.data.rel.ro` from 608 to 222 KB. Most of what is left is the \
+         dependencies' (sqlparser's keywords, about 9 pages, the standard library's formatting tables and \
+         panic locations, vtables) and gh's command tree. Relocation packing (`-z pack-relative-relocs`) \
+         saves nothing: the writes, not the table, are the cost.\n\
+         - The code is about 8 MB, and the kernel maps it in 64 KB pieces as they are first touched. The \
+         functions a gated call runs (for eleven common calls, recorded by `make hot-text` under \
+         callgrind) are placed together at the start of the code by a linker script (`link/hot-text.ld`, \
+         {hot} KB in this build's `.text.hot`; build.rs), so a call touches about 30 pieces fewer than \
+         with the linker's own order. A stale list costs speed, never correctness: `.text.hot` shrinks, \
+         and the page faults above grow.\n\
          - What the gate does itself is about 500,000 instructions for an allowed `docker ps` (callgrind, \
          up to the exec), half of them the relocation loop: the embedded policy's rules borrow the static \
          tables' strings (copying them had cost 150,000, freeing them 70,000; parsing the policy from JSON, \
