@@ -526,7 +526,7 @@ fn main() {
          {hot} KB in this build's `.text.hot`; build.rs), so a call touches about 30 pieces fewer than \
          with the linker's own order. A stale list costs speed, never correctness: `.text.hot` shrinks, \
          and the page faults above grow.\n\
-         - What the gate does itself is about 500,000 instructions for an allowed `docker ps` (callgrind, \
+         - What the gate does itself is about 340,000 instructions for an allowed `docker ps` (callgrind, \
          up to the exec), half of them the relocation loop: the embedded policy's rules borrow the static \
          tables' strings (copying them had cost 150,000, freeing them 70,000; parsing the policy from JSON, \
          before there were tables, 560,000); `tiershim.yaml` (about 55,000, YAML), the environment \
