@@ -427,20 +427,22 @@ pub fn scope_rules(sources: &Sources, git: Option<&Git>, repo: Option<&str>) -> 
     if let Some(p) = problems.into_iter().next() {
         return Err(skill_err(p));
     }
-    let mut skills = Vec::with_capacity(candidates.len());
+    // One skill file at a time: its patterns are compiled and the rest of it dropped.
+    let mut reader = skill::Reader::default();
+    let mut rules = crate::scope::Builder::default();
     for c in &candidates {
-        let s = skill::load(c, Need::Patterns).map_err(skill_err)?;
+        let parsed = reader.patterns(c).map_err(skill_err)?;
         // A mistake in a skill's path rules (an unclosed or unknown fence, prose in a block, a
         // path a pattern cannot be) would drop rules its author wrote: refuse instead.
-        if let Some(e) = s.error() {
+        if let Some(e) = parsed.error() {
             return Err(Error::Skill {
-                path: s.shown.clone(),
+                path: c.shown.clone(),
                 msg: format!("{e}; calls whose changed files are checked are refused until it is fixed (tiershim skills validate)"),
             });
         }
-        skills.push(s);
+        rules.add(&c.name, &c.shown, &parsed);
     }
-    Rules::build(&skills).map_err(skill_err)
+    rules.finish().map_err(skill_err)
 }
 
 /// The remote-tracking ref repository skills are read from.

@@ -66,8 +66,8 @@ enum Token {
 pub struct Pattern {
     /// The line as written (trailing whitespace trimmed, as gitignore does).
     pub original: String,
-    /// The skill file it came from.
-    pub from: String,
+    /// The skill file it came from (shared by the patterns of one file).
+    pub from: std::sync::Arc<str>,
     dir_only: bool,
     prog: Vec<Inst>,
     start: usize,
@@ -158,7 +158,7 @@ impl Fast {
 impl Pattern {
     /// Compile one line. `Ok(None)` for a line gitignore ignores (blank, `#` comment) and for a
     /// negation (`!x`): a negation could only remove a match, and these patterns only add up.
-    pub fn new(line: &str, from: &str, case_insensitive: bool) -> Result<Option<Pattern>, String> {
+    pub fn new(line: &str, from: &std::sync::Arc<str>, case_insensitive: bool) -> Result<Option<Pattern>, String> {
         if line.starts_with('#') {
             return Ok(None);
         }
@@ -218,7 +218,7 @@ impl Pattern {
         };
         Ok(Some(Pattern {
             original,
-            from: from.to_string(),
+            from: from.clone(),
             dir_only,
             prog,
             start,
@@ -744,7 +744,7 @@ mod tests {
     fn mine(patterns: &[&str], path: &str, ci: bool) -> Result<Option<String>, String> {
         let mut compiled = Vec::new();
         for p in patterns {
-            if let Some(p) = Pattern::new(p, "f", ci)? {
+            if let Some(p) = Pattern::new(p, &"f".into(), ci)? {
                 compiled.push(p);
             }
         }
@@ -847,7 +847,7 @@ mod tests {
             "checks*",
         ] {
             for ci in [false, true] {
-                let p = Pattern::new(pat, "f", ci).unwrap().unwrap();
+                let p = Pattern::new(pat, &"f".into(), ci).unwrap().unwrap();
                 assert!(p.fast.is_some(), "{pat} has no fast shape");
                 for path in paths {
                     assert_eq!(p.is_match(path.as_bytes()), p.nfa_match(path.as_bytes()), "{pat} {path} ci {ci}");
@@ -859,7 +859,7 @@ mod tests {
     #[test]
     fn pathological_patterns_match_in_linear_time() {
         let star = "*a".repeat(30);
-        let p = Pattern::new(&format!("{star}b"), "f", false).unwrap().unwrap();
+        let p = Pattern::new(&format!("{star}b"), &"f".into(), false).unwrap().unwrap();
         let path = "a".repeat(4000);
         assert!(!p.nfa_match(path.as_bytes()));
     }

@@ -19,7 +19,9 @@
 use serde::Serialize;
 
 use crate::glob::{Pattern, Set};
-use crate::skill::{Problem, Skill};
+use std::sync::Arc;
+
+use crate::skill::{Parsed, Problem, Skill};
 
 /// One allow-list: the allow block(s) of one skill file.
 #[derive(Debug, Clone)]
@@ -72,9 +74,9 @@ impl Violation {
 
 /// Compile one skill's pattern; a pattern that does not compile is an error naming the file
 /// and line (skipping it would silently drop a rule).
-fn compile(s: &Skill, p: &crate::skill::Pattern, case_insensitive: bool, kind: &str) -> Result<Option<Pattern>, Problem> {
-    Pattern::new(&p.text, &s.shown, case_insensitive).map_err(|e| Problem {
-        path: s.shown.clone(),
+fn compile(shown: &str, from: &Arc<str>, p: &crate::skill::Pattern, case_insensitive: bool, kind: &str) -> Result<Option<Pattern>, Problem> {
+    Pattern::new(&p.text, from, case_insensitive).map_err(|e| Problem {
+        path: shown.to_string(),
         message: format!("line {}: {kind} pattern `{}` does not compile: {e}", p.line, p.text),
     })
 }
@@ -86,37 +88,74 @@ fn set(patterns: Vec<Pattern>, file: &str) -> Result<Set, Problem> {
     })
 }
 
+/// Rules compiled one skill file at a time, so a check over many files keeps none of them.
+#[derive(Debug, Default)]
+pub struct Builder {
+    deny: Vec<Pattern>,
+    allow: Vec<AllowList>,
+    files: Vec<String>,
+    /// The first pattern that did not compile: [`Builder::finish`] reports it.
+    failed: Option<Problem>,
+}
+
+impl Builder {
+    /// Add the patterns of skill `name`, read from `shown`. After a pattern that does not
+    /// compile nothing more is compiled: [`Builder::finish`] reports that one.
+    pub fn add(&mut self, name: &str, shown: &str, parsed: &Parsed) {
+        self.files.push(shown.to_string());
+        if self.failed.is_none()
+            && let Err(p) = self.compile(name, shown, parsed)
+        {
+            self.failed = Some(p);
+        }
+    }
+
+    fn compile(&mut self, name: &str, shown: &str, parsed: &Parsed) -> Result<(), Problem> {
+        if parsed.deny.is_empty() && parsed.allow.is_none() {
+            return Ok(());
+        }
+        let from: Arc<str> = Arc::from(shown);
+        for p in &parsed.deny {
+            self.deny.extend(compile(shown, &from, p, true, "deny")?);
+        }
+        if let Some(list) = &parsed.allow {
+            let mut compiled = Vec::new();
+            for p in list {
+                compiled.extend(compile(shown, &from, p, false, "allow")?);
+            }
+            self.allow.push(AllowList {
+                skill: name.to_string(),
+                file: shown.to_string(),
+                patterns: list.iter().map(|p| p.text.clone()).collect(),
+                matcher: set(compiled, shown)?,
+            });
+        }
+        Ok(())
+    }
+
+    /// The rules, or the first pattern that did not compile.
+    pub fn finish(self) -> Result<Rules, Problem> {
+        if let Some(p) = self.failed {
+            return Err(p);
+        }
+        let first = self.files.first().cloned().unwrap_or_default();
+        Ok(Rules {
+            deny: set(self.deny, &first)?,
+            allow: self.allow,
+            files: self.files,
+        })
+    }
+}
+
 impl Rules {
     /// Compile the patterns of `skills`. A pattern that does not compile is an error naming its
     /// file and line: skipping it would silently drop a rule.
     pub fn build(skills: &[Skill]) -> Result<Rules, Problem> {
-        let mut deny = Vec::new();
-        let mut allow = Vec::new();
-        let mut files = Vec::new();
+        let mut b = Builder::default();
         for s in skills {
-            files.push(s.shown.clone());
-            for p in &s.parsed.deny {
-                deny.extend(compile(s, p, true, "deny")?);
-            }
-            if let Some(list) = &s.parsed.allow {
-                let mut compiled = Vec::new();
-                for p in list {
-                    compiled.extend(compile(s, p, false, "allow")?);
-                }
-                allow.push(AllowList {
-                    skill: s.name.clone(),
-                    file: s.shown.clone(),
-                    patterns: list.iter().map(|p| p.text.clone()).collect(),
-                    matcher: set(compiled, &s.shown)?,
-                });
-            }
+            b.add(&s.name, &s.shown, &s.parsed);
         }
-        let first = files.first().cloned().unwrap_or_default();
-        Ok(Rules {
-            deny: set(deny, &first)?,
-            allow,
-            files,
-        })
+        b.finish()
     }
 
     /// No patterns at all.
@@ -160,7 +199,7 @@ impl Rules {
                     path: path.clone(),
                     why: Why::Denied {
                         pattern: g.original.clone(),
-                        source: g.from.clone(),
+                        source: g.from.to_string(),
                     },
                 });
                 continue;

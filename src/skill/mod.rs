@@ -126,11 +126,7 @@ pub struct Skill {
 impl Skill {
     /// The first error-level finding: a skill with one cannot decide a tier.
     pub fn error(&self) -> Option<&str> {
-        self.parsed
-            .findings
-            .iter()
-            .find(|f| f.level == Level::Error)
-            .map(|f| f.message.as_str())
+        self.parsed.error()
     }
 
     /// The frontmatter description, else the first paragraph of Purpose.
@@ -177,7 +173,8 @@ pub fn discover(dir: &Path, location: &Location) -> (Vec<Candidate>, Vec<Problem
     let mut names: Vec<(std::ffi::OsString, Option<std::fs::FileType>)> = entries
         .filter_map(|e| e.ok().map(|e| (e.file_name(), e.file_type().ok())))
         .collect();
-    names.sort_by(|a, b| a.0.cmp(&b.0));
+    // Names in a directory are unique, so an unstable sort gives the one order.
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     for (file_name, kind) in names {
         let Some(n) = file_name.to_str() else {
             problems.push(Problem {
@@ -220,10 +217,19 @@ pub fn discover(dir: &Path, location: &Location) -> (Vec<Candidate>, Vec<Problem
 fn candidate(name: &str, path: PathBuf, layout: Layout, location: &Location) -> Candidate {
     Candidate {
         name: name.to_string(),
-        shown: path.display().to_string(),
+        shown: shown(&path),
         layout,
         location: location.clone(),
         source: Source::File(path),
+    }
+}
+
+/// `path` as shown to people: `Path::display`, without its formatting machinery for the common
+/// case of a UTF-8 path.
+fn shown(path: &Path) -> String {
+    match path.to_str() {
+        Some(s) => s.to_string(),
+        None => path.display().to_string(),
     }
 }
 
@@ -316,71 +322,134 @@ pub fn embedded() -> Vec<Candidate> {
 // Reading
 
 /// What the caller needs from a file: everything, or only its path patterns (then a file
-/// without a Scope Rules section is not parsed at all).
+/// without a Scope Rules section is not parsed at all, and the skill keeps no text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
     All,
+    /// The path patterns and the findings about them; [`Skill::text`] is left empty.
     Patterns,
 }
 
 /// Read and parse one candidate. Errors (unreadable, too large, not UTF-8) name the file.
 pub fn load(c: &Candidate, need: Need) -> Result<Skill, Problem> {
-    let text = match &c.source {
-        Source::Embedded(t) => (*t).to_string(),
-        Source::Text(t) => t.clone(),
-        Source::File(p) => read_text(p).map_err(|message| Problem {
-            path: c.shown.clone(),
-            message,
-        })?,
-    };
-    let agent_skill = c.layout == Layout::AgentSkill;
-    let parsed = match need {
-        Need::Patterns if !may_hold_rules(&text) => Parsed::default(),
-        Need::Patterns => parse::parse_patterns(&text, agent_skill),
-        Need::All => parse::parse(&text, agent_skill),
-    };
-    Ok(Skill {
-        name: c.name.clone(),
-        shown: c.shown.clone(),
-        layout: c.layout,
-        location: c.location.clone(),
-        text,
-        parsed,
-    })
+    Reader::default().load(c, need)
 }
 
-fn read_text(p: &Path) -> Result<String, String> {
-    let f = std::fs::File::open(p).map_err(|e| format!("cannot read: {e}"))?;
-    let mut buf = Vec::new();
-    f.take(MAX_FILE + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if buf.len() as u64 > MAX_FILE {
-        return Err(format!("is larger than {MAX_FILE} bytes; not read"));
+/// Reads many skill files through one buffer: each file is one open, a read or two and a
+/// close, and its bytes are not copied again unless the skill keeps its text.
+#[derive(Debug, Default)]
+pub struct Reader {
+    buf: Vec<u8>,
+}
+
+impl Reader {
+    /// [`load`], reusing this reader's buffer.
+    pub fn load(&mut self, c: &Candidate, need: Need) -> Result<Skill, Problem> {
+        let (parsed, text) = match need {
+            Need::Patterns => (self.patterns(c)?, String::new()),
+            Need::All => {
+                let text = self.text(c)?;
+                (parse::parse(text, c.layout == Layout::AgentSkill), text.to_string())
+            }
+        };
+        Ok(Skill {
+            name: c.name.clone(),
+            shown: c.shown.clone(),
+            layout: c.layout,
+            location: c.location.clone(),
+            text,
+            parsed,
+        })
     }
+}
+
+impl Reader {
+    /// A [`Need::Patterns`] read of `c` without the rest of a [`Skill`]: the path patterns and
+    /// the findings about them (nothing at all for a file that cannot hold any).
+    pub fn patterns(&mut self, c: &Candidate) -> Result<Parsed, Problem> {
+        let agent_skill = c.layout == Layout::AgentSkill;
+        let text = self.text(c)?;
+        Ok(if may_hold_rules(text) {
+            parse::parse_patterns(text, agent_skill)
+        } else {
+            Parsed::default()
+        })
+    }
+
+    fn text<'a>(&'a mut self, c: &'a Candidate) -> Result<&'a str, Problem> {
+        match &c.source {
+            Source::Embedded(t) => Ok(t),
+            Source::Text(t) => Ok(t),
+            Source::File(p) => read_text(p, &mut self.buf).map_err(|message| Problem {
+                path: c.shown.clone(),
+                message,
+            }),
+        }
+    }
+}
+
+/// The text of file `p`, read into `buf` (which stays allocated and zeroed from one file to
+/// the next): at most [`MAX_FILE`] bytes, UTF-8, without a byte order mark.
+fn read_text<'b>(p: &Path, buf: &'b mut Vec<u8>) -> Result<&'b str, String> {
+    const LIMIT: usize = MAX_FILE as usize + 1;
+    let mut f = std::fs::File::open(p).map_err(|e| format!("cannot read: {e}"))?;
+    if buf.is_empty() {
+        // One read fills a skill file of common size; the next one sees the end.
+        buf.resize(16 * 1024, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() && filled < LIMIT {
+            buf.resize((buf.len() * 2).min(LIMIT), 0);
+        }
+        let n = match f.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read: {e}")),
+        };
+        filled += n;
+        if filled > MAX_FILE as usize {
+            return Err(format!("is larger than {MAX_FILE} bytes; not read"));
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    let read = &buf[..filled];
     // A UTF-8 byte order mark is not text: editors on some systems write one, and frontmatter
     // must start the file.
-    let text = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf);
-    std::str::from_utf8(text)
-        .map(str::to_string)
-        .map_err(|e| format!("is not UTF-8 (at byte {})", e.valid_up_to()))
+    let text = read.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(read);
+    std::str::from_utf8(text).map_err(|e| format!("is not UTF-8 (at byte {})", e.valid_up_to()))
 }
 
 /// Whether a file can hold path rules, or a mistake about them: a Scope Rules section, or a
 /// `deny`/`allow` fence anywhere (under a misspelt heading it is an error, not nothing).
 fn may_hold_rules(text: &str) -> bool {
-    contains_ascii_ci(text, "scope rules")
-        || text.lines().any(|l| {
-            let l = l.trim_start();
-            let rest = l.trim_start_matches('`');
-            let rest = if rest.len() == l.len() { l.trim_start_matches('~') } else { rest };
-            l.len() - rest.len() >= 3 && matches!(rest.split_whitespace().next(), Some("deny" | "allow"))
-        })
+    contains_ascii_ci(text, b"scope rules")
+        // A fence opens with three backticks or tildes: a file without either has none.
+        || (has_fence_run(text.as_bytes())
+            && text.lines().any(|l| {
+                let l = l.trim_start();
+                let rest = l.trim_start_matches('`');
+                let rest = if rest.len() == l.len() { l.trim_start_matches('~') } else { rest };
+                l.len() - rest.len() >= 3 && matches!(rest.split_whitespace().next(), Some("deny" | "allow"))
+            }))
 }
 
-fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+/// Whether `h` holds three backticks or three tildes in a row.
+fn has_fence_run(h: &[u8]) -> bool {
+    memchr::memchr2_iter(b'`', b'~', h).any(|i| h.get(i + 1..i + 3).is_some_and(|w| w[0] == h[i] && w[1] == h[i]))
+}
+
+/// Whether `hay` holds `needle` (lower-case ASCII, not empty) in any ASCII case: the first
+/// byte found with memchr, the rest compared.
+fn contains_ascii_ci(hay: &str, needle: &[u8]) -> bool {
+    let h = hay.as_bytes();
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), h)
+        .any(|i| h.get(i + 1..i + needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(rest)))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,8 +603,9 @@ impl Catalog {
             problems.extend(p);
         }
         let mut skills = Vec::new();
+        let mut reader = Reader::default();
         for c in &candidates {
-            match load(c, Need::All) {
+            match reader.load(c, Need::All) {
                 Ok(s) => skills.push(s),
                 Err(p) => problems.push(p),
             }
@@ -556,11 +626,12 @@ impl Catalog {
     pub fn from_dirs(dirs: &[served::SourceDir]) -> Catalog {
         let mut skills = Vec::new();
         let mut problems = Vec::new();
+        let mut reader = Reader::default();
         for d in dirs {
             let (candidates, p) = served::candidates(d);
             problems.extend(p);
             for c in &candidates {
-                match load(c, Need::All) {
+                match reader.load(c, Need::All) {
                     Ok(s) => skills.push(s),
                     Err(p) => problems.push(p),
                 }
@@ -636,6 +707,59 @@ mod tests {
         let errs: Vec<String> = c.iter().map(|c| load(c, Need::All).unwrap_err().message).collect();
         assert!(errs[0].contains("larger than"), "{errs:?}");
         assert!(errs[1].contains("not UTF-8"), "{errs:?}");
+    }
+
+    #[test]
+    fn one_reader_reads_each_file_as_if_it_were_the_only_one() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let long = format!("# Skill: a\n\n## Purpose\n\n{}\n", "word ".repeat(10_000));
+        write(&d.join("a.md"), &long);
+        std::fs::write(d.join("b.md"), b"# Skill: b\n\xff").unwrap();
+        std::fs::write(d.join("c.md"), vec![b'a'; MAX_FILE as usize + 1]).unwrap();
+        std::fs::write(d.join("d.md"), vec![b'a'; MAX_FILE as usize]).unwrap();
+        write(&d.join("e.md"), "# Skill: e\n\n## Scope Rules\n\n```deny\n*.pem\n```\n");
+        let (c, _) = discover(d, &Location::Baseline);
+        let mut reader = Reader::default();
+        for need in [Need::All, Need::Patterns] {
+            for c in &c {
+                let (alone, shared) = (load(c, need), reader.load(c, need));
+                match (alone, shared) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a.text, b.text, "{}", c.shown);
+                        assert_eq!(format!("{:?}", a.parsed), format!("{:?}", b.parsed), "{}", c.shown);
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a, b),
+                    (a, b) => panic!("{}: alone {a:?}, shared {b:?}", c.shown),
+                }
+            }
+        }
+        assert_eq!(reader.load(&c[0], Need::All).unwrap().text, long);
+        assert!(reader.load(&c[2], Need::All).unwrap_err().message.contains("larger than"));
+        assert_eq!(reader.load(&c[3], Need::All).unwrap().text.len(), MAX_FILE as usize);
+        let e = reader.patterns(&c[4]).unwrap();
+        assert_eq!(e.deny.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["*.pem"]);
+        assert!(reader.load(&c[4], Need::Patterns).unwrap().text.is_empty());
+    }
+
+    #[test]
+    fn a_file_may_hold_rules_when_it_names_scope_rules_or_opens_a_rule_fence() {
+        for (text, may) in [
+            ("## SCOPE Rules", true),
+            ("x scope rules", true),
+            ("## Scope rule", false),
+            ("s", false),
+            ("", false),
+            ("```deny\n", true),
+            ("  ~~~ allow x\n", true),
+            ("\u{a0}````deny", true),
+            ("``deny", false),
+            ("```yaml\n", false),
+            ("`~~deny", false),
+            ("text ```deny", false),
+        ] {
+            assert_eq!(may_hold_rules(text), may, "{text:?}");
+        }
     }
 
     #[test]

@@ -114,6 +114,14 @@ impl Parsed {
     pub fn section(&self, name: &str) -> Option<&Section> {
         self.sections.iter().find(|s| same_name(&s.name, name))
     }
+
+    /// The first error-level finding.
+    pub fn error(&self) -> Option<&str> {
+        self.findings
+            .iter()
+            .find(|f| f.level == Level::Error)
+            .map(|f| f.message.as_str())
+    }
 }
 
 fn same_name(a: &str, b: &str) -> bool {
