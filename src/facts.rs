@@ -192,10 +192,11 @@ impl At<'_> {
 
     /// NUL-separated paths, empty entries dropped; a path that is not UTF-8 is an error.
     fn paths(&self, args: &[&str], into: &mut Vec<String>) -> std::result::Result<(), String> {
-        for raw in self.run(args)?.split(|b| *b == 0).filter(|p| !p.is_empty()) {
-            let p = std::str::from_utf8(raw).map_err(|_| format!("git {}: a path is not UTF-8", args.join(" ")))?;
-            into.push(p.to_string());
-        }
+        let out = self.run(args)?;
+        // Checked whole: a NUL ends no character, so the whole is UTF-8 exactly when every
+        // path is.
+        let text = std::str::from_utf8(&out).map_err(|_| format!("git {}: a path is not UTF-8", args.join(" ")))?;
+        into.extend(text.split('\0').filter(|p| !p.is_empty()).map(str::to_string));
         Ok(())
     }
 

@@ -19,6 +19,7 @@
 use serde::Serialize;
 
 use crate::glob::{Pattern, Set};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::skill::{Parsed, Problem, Skill};
@@ -179,9 +180,9 @@ impl Rules {
             .allow
             .iter()
             .filter(|a| a.skill == skill)
-            .map(|a| (a, a.matcher.checker()))
+            .map(|a| (a, a.matcher.checker_for(files.len())))
             .collect();
-        let mut deny = self.deny.checker();
+        let mut deny = self.deny.checker_for(files.len());
         let mut out = Vec::new();
         for raw in files {
             let path = match normalize(raw) {
@@ -196,7 +197,7 @@ impl Rules {
             };
             if let Some(g) = deny.matched_path_or_any_parents(&path) {
                 out.push(Violation {
-                    path: path.clone(),
+                    path: path.to_string(),
                     why: Why::Denied {
                         pattern: g.original.clone(),
                         source: g.from.to_string(),
@@ -207,7 +208,7 @@ impl Rules {
             for (list, checker) in &mut lists {
                 if checker.matched_path_or_any_parents(&path).is_none() {
                     out.push(Violation {
-                        path: path.clone(),
+                        path: path.to_string(),
                         why: Why::NotAllowed {
                             source: list.file.clone(),
                             allowed: list.patterns.clone(),
@@ -223,9 +224,15 @@ impl Rules {
 
 /// A repository-relative path in canonical form: no empty or `.` segments, no leading `/`.
 /// `..` anywhere, an empty path, and control characters are refused.
-pub fn normalize(path: &str) -> Result<String, String> {
-    if path.chars().any(|c| c.is_control()) {
+pub fn normalize(path: &str) -> Result<Cow<'_, str>, String> {
+    // Printable ASCII throughout (the common case) has no control character.
+    let printable = path.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if !printable && path.chars().any(char::is_control) {
         return Err("paths with control characters are refused".into());
+    }
+    // Already canonical (git's own output is): the path as it is, not a copy.
+    if !path.is_empty() && path.split('/').all(|seg| !matches!(seg, "" | "." | "..")) {
+        return Ok(Cow::Borrowed(path));
     }
     let mut parts = Vec::new();
     for seg in path.split('/') {
@@ -238,7 +245,7 @@ pub fn normalize(path: &str) -> Result<String, String> {
     if parts.is_empty() {
         return Err("an empty path is refused".into());
     }
-    Ok(parts.join("/"))
+    Ok(Cow::Owned(parts.join("/")))
 }
 
 #[cfg(test)]
