@@ -159,6 +159,12 @@ impl Pattern {
     /// Compile one line. `Ok(None)` for a line gitignore ignores (blank, `#` comment) and for a
     /// negation (`!x`): a negation could only remove a match, and these patterns only add up.
     pub fn new(line: &str, from: &std::sync::Arc<str>, case_insensitive: bool) -> Result<Option<Pattern>, String> {
+        Pattern::compile(line, from, case_insensitive, false)
+    }
+
+    /// [`Pattern::new`]; the NFA is built for a pattern of a fast shape too only when `nfa`
+    /// (tests compare the two).
+    fn compile(line: &str, from: &std::sync::Arc<str>, case_insensitive: bool, nfa: bool) -> Result<Option<Pattern>, String> {
         if line.starts_with('#') {
             return Ok(None);
         }
@@ -200,22 +206,27 @@ impl Pattern {
                 "`{original}`: a character class holds a non-ASCII character; write it as a literal"
             ));
         }
-        let mut prog = vec![Inst::Match];
-        let start = if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
-            // `**` alone matches everything.
-            any_star(&mut prog, 0)
-        } else {
-            build(&tokens, 0, case_insensitive, &mut prog)
-        };
-        let mut literal = required_literal(&tokens);
-        if case_insensitive {
-            literal.make_ascii_lowercase();
-        }
         let fast = if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
             None
         } else {
             Fast::of(&tokens)
         };
+        // A pattern of a fast shape is matched without its NFA: none is kept.
+        let mut prog = vec![Inst::Match];
+        let start = if fast.is_some() && !nfa {
+            0
+        } else if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
+            // `**` alone matches everything.
+            any_star(&mut prog, 0)
+        } else {
+            build(&tokens, 0, case_insensitive, &mut prog)
+        };
+        // Patterns stay for the whole check, thousands of them with many skill files.
+        prog.shrink_to_fit();
+        let mut literal = required_literal(&tokens);
+        if case_insensitive {
+            literal.make_ascii_lowercase();
+        }
         Ok(Some(Pattern {
             original,
             from: from.clone(),
@@ -902,10 +913,13 @@ mod tests {
             "checks*",
         ] {
             for ci in [false, true] {
-                let p = Pattern::new(pat, &"f".into(), ci).unwrap().unwrap();
+                let p = Pattern::compile(pat, &"f".into(), ci, true).unwrap().unwrap();
                 assert!(p.fast.is_some(), "{pat} has no fast shape");
+                let kept = Pattern::new(pat, &"f".into(), ci).unwrap().unwrap();
+                assert_eq!(kept.prog, vec![Inst::Match], "{pat}: the NFA of a fast shape is not kept");
                 for path in paths {
                     assert_eq!(p.is_match(path.as_bytes()), p.nfa_match(path.as_bytes()), "{pat} {path} ci {ci}");
+                    assert_eq!(kept.is_match(path.as_bytes()), p.nfa_match(path.as_bytes()), "{pat} {path} ci {ci}");
                 }
             }
         }
