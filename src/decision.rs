@@ -147,7 +147,8 @@ pub struct SkillTier {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Changes {
-    pub files: Vec<String>,
+    /// Shared with the decision's [`ScopeReport`]: there can be many thousands.
+    pub files: Arc<[String]>,
     /// How they were worked out (`git diff --name-only origin/main...HEAD`).
     pub how: String,
     /// The repository under `skills.repos` they belong to, if any.
@@ -184,9 +185,9 @@ pub struct ScopeReport {
     pub check: ScopeKind,
     /// How the files were worked out.
     pub how: String,
-    pub files: Vec<String>,
+    pub files: Arc<[String]>,
     /// The skill files whose patterns were applied.
-    pub rules_from: Vec<String>,
+    pub rules_from: Arc<[String]>,
     pub violations: Vec<Violation>,
 }
 

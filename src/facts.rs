@@ -602,7 +602,7 @@ pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std
     let (top, how) = match target {
         ScopeTarget::Contents { owner, repo, path } => {
             return Ok(Changes {
-                files: vec![path.clone()],
+                files: Arc::from([path.clone()]),
                 how: format!("the path written through the API ({owner}/{repo})"),
                 repo: None,
             });
@@ -660,7 +660,7 @@ pub fn changes(git: &Git, cwd: &Path, action: &Action, sources: &Sources) -> std
     files.sort_unstable();
     files.dedup();
     Ok(Changes {
-        files,
+        files: files.into(),
         how,
         repo: sources.repo_of(&top),
     })

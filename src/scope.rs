@@ -39,7 +39,7 @@ pub struct Rules {
     deny: Set,
     allow: Vec<AllowList>,
     /// Every skill file consulted, in order.
-    pub files: Vec<String>,
+    pub files: Arc<[String]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,7 +143,7 @@ impl Builder {
         Ok(Rules {
             deny: set(self.deny, &first)?,
             allow: self.allow,
-            files: self.files,
+            files: self.files.into(),
         })
     }
 }
@@ -164,7 +164,7 @@ impl Rules {
         Rules {
             deny: Set::empty(),
             allow: Vec::new(),
-            files: Vec::new(),
+            files: Arc::from([]),
         }
     }
 

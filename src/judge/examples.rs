@@ -43,7 +43,7 @@ impl Source for Clean {
             facts.changes.insert(
                 *i,
                 Ok(Changes {
-                    files: Vec::new(),
+                    files: std::sync::Arc::from([]),
                     how: "a policy example".into(),
                     repo: None,
                 }),
