@@ -497,8 +497,8 @@ fn main() {
          8 MiB; {}).\n\
          - A scope row's peak is that of the gate or the git it runs, whichever is larger: for {big} files it \
          is git's own diff. In the 10-file rows git peaks at {git_small_peak:.1} MiB, so their figure is the \
-         gate's own: with {} patterns from {many} skills it is **{heavy_peak:.1} MiB** ({}); the patterns and the \
-         parsed skills are what grows.\n\n\
+         gate's own: with {} patterns from {many} skills it is **{heavy_peak:.1} MiB** ({}); what grows is the \
+         compiled patterns (a skill file's text and parse are dropped once its patterns are compiled).\n\n\
          ## Where the time goes\n\n\
          - Most of what the gate costs beyond an exec hop is page faults, not instructions: on the machine \
          measured, a page touched for the first time cost about 1.3 µs, whether copied, zeroed or mapped \
@@ -537,10 +537,17 @@ fn main() {
          Redaction uses hand-written scanners and path patterns a small NFA: compiling regular expressions \
          for them had cost ten and, with 1,000 skills, thirty times that.\n\
          - A scope check adds git: two to four runs (`rev-parse`, `for-each-ref`, the diff or log), each a \
-         fork and exec of git. Reading many skill files is one open and read per file and a markdown parse \
-         of those that have Scope Rules; what would make it cheaper still is fewer skill files with rules, \
-         or a build step that compiles the baseline's rules once (not done: a cache the agent could write \
-         would be a way around the rules).\n",
+         fork and exec of git. Reading many skill files is an open, two reads and a close per file through \
+         one reused buffer (`skill::Reader`), the text not copied, and a markdown parse only of the files \
+         that may hold Scope Rules (a memchr search for the heading or a fence); each file's patterns are \
+         compiled as it is read and the rest of it dropped (`scope::Builder`). A pattern of a common shape \
+         (`*.yaml`, `dir/*.md`, `name`) is tested directly and keeps no NFA. The patterns' literals are found \
+         in each path by an Aho-Corasick NFA, the cheapest to build; a check of many paths (from 32 per \
+         literal) builds a DFA of it, which scans faster; a file in the same directory as the one before \
+         takes its directories' answer without a lookup, and the changed files are shared between the facts \
+         and the decision's report, not copied. What would make it cheaper still is fewer git runs, \
+         fewer skill files with rules, or a build step that compiles the baseline's \
+         rules once (not done: a cache the agent could write would be a way around the rules).\n",
         table(&per_call, hop, "bare exec hop", Some(direct)),
         verdict(overhead <= 25.0),
         table(&scope, scope_hop, "bare exec hop", None),

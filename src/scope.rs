@@ -16,12 +16,12 @@
 //!
 //! Pure: the skills come in already read; nothing here touches the file system.
 
-use serde::Serialize;
-
-use crate::glob::{Pattern, Set};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use serde::Serialize;
+
+use crate::glob::{Pattern, Set};
 use crate::skill::{Parsed, Problem, Skill};
 
 /// One allow-list: the allow block(s) of one skill file.
