@@ -927,19 +927,56 @@ mod tests {
 
     #[test]
     fn a_checker_answers_the_same_with_a_dfa_and_for_paths_in_any_order() {
-        let lines = ["*.yaml", "/checks/*.md", "secret/", "**/deep/**", "Dockerfile*", "a/b", "[ab]c", "**", "!x", "ie.yaml"];
+        let lines = [
+            "*.yaml",
+            "/checks/*.md",
+            "secret/",
+            "**/deep/**",
+            "Dockerfile*",
+            "a/b",
+            "[ab]c",
+            "**",
+            "!x",
+            "ie.yaml",
+        ];
         let paths = [
-            "checks/x.md", "a/b/c", "x/secret/y", "secret", "q/deep/r/s", "Dockerfile.prod", "ac", "d/bc", "a/ie.yaml", "checks/x.md",
-            "z", "x/secret/z", "a/b", "deep/x",
+            "checks/x.md",
+            "a/b/c",
+            "x/secret/y",
+            "secret",
+            "q/deep/r/s",
+            "Dockerfile.prod",
+            "ac",
+            "d/bc",
+            "a/ie.yaml",
+            "checks/x.md",
+            "z",
+            "x/secret/z",
+            "a/b",
+            "deep/x",
         ];
         for ci in [false, true] {
             for n in 1..lines.len() {
-                let set = Set::new(lines[..n].iter().filter_map(|l| Pattern::new(l, &"f".into(), ci).unwrap()).collect()).unwrap();
+                let set = Set::new(
+                    lines[..n]
+                        .iter()
+                        .filter_map(|l| Pattern::new(l, &"f".into(), ci).unwrap())
+                        .collect(),
+                )
+                .unwrap();
                 let (mut nfa, mut dfa) = (set.checker_for(0), set.checker_for(1_000_000));
                 for p in paths {
                     let alone = set.checker_for(0).matched_path_or_any_parents(p).map(|g| g.original.clone());
-                    assert_eq!(nfa.matched_path_or_any_parents(p).map(|g| g.original.clone()), alone, "{p} {n} {ci}");
-                    assert_eq!(dfa.matched_path_or_any_parents(p).map(|g| g.original.clone()), alone, "{p} {n} {ci}");
+                    assert_eq!(
+                        nfa.matched_path_or_any_parents(p).map(|g| g.original.clone()),
+                        alone,
+                        "{p} {n} {ci}"
+                    );
+                    assert_eq!(
+                        dfa.matched_path_or_any_parents(p).map(|g| g.original.clone()),
+                        alone,
+                        "{p} {n} {ci}"
+                    );
                 }
                 assert!(dfa.dfa.is_some() || set.prefilter.is_none());
             }

@@ -75,7 +75,13 @@ impl Violation {
 
 /// Compile one skill's pattern; a pattern that does not compile is an error naming the file
 /// and line (skipping it would silently drop a rule).
-fn compile(shown: &str, from: &Arc<str>, p: &crate::skill::Pattern, case_insensitive: bool, kind: &str) -> Result<Option<Pattern>, Problem> {
+fn compile(
+    shown: &str,
+    from: &Arc<str>,
+    p: &crate::skill::Pattern,
+    case_insensitive: bool,
+    kind: &str,
+) -> Result<Option<Pattern>, Problem> {
     Pattern::new(&p.text, from, case_insensitive).map_err(|e| Problem {
         path: shown.to_string(),
         message: format!("line {}: {kind} pattern `{}` does not compile: {e}", p.line, p.text),

@@ -117,10 +117,7 @@ impl Parsed {
 
     /// The first error-level finding.
     pub fn error(&self) -> Option<&str> {
-        self.findings
-            .iter()
-            .find(|f| f.level == Level::Error)
-            .map(|f| f.message.as_str())
+        self.findings.iter().find(|f| f.level == Level::Error).map(|f| f.message.as_str())
     }
 }
 
