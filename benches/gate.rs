@@ -165,9 +165,20 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// The gate's relocations (the entries of `.rela.dyn`), the size of its `.data.rel.ro` and of its
-/// `.text.hot` (the functions link/hot-text.ld names), from the ELF section headers.
-fn layout(gate: &Path) -> (u64, u64, u64) {
+/// What the gate's ELF file says about its start-up cost.
+struct Layout {
+    /// The entries of `.rela.dyn`.
+    relocs: u64,
+    /// The size of `.data.rel.ro`, bytes.
+    relro: u64,
+    /// The size of `.text.hot` (the functions link/hot-text.ld names), bytes.
+    hot: u64,
+    /// The functions' names of the symbol table.
+    functions: Vec<String>,
+}
+
+/// The gate's [`Layout`], from its section headers and symbol table.
+fn layout(gate: &Path) -> Layout {
     let f = std::fs::read(gate).unwrap();
     let u16_at = |o: usize| u16::from_le_bytes(f[o..o + 2].try_into().unwrap()) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(f[o..o + 4].try_into().unwrap()) as usize;
@@ -176,20 +187,69 @@ fn layout(gate: &Path) -> (u64, u64, u64) {
     let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28) as usize, u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
     let header = |i: usize| shoff + i * shentsize;
     let names = u64_at(header(shstrndx) + 0x18) as usize;
-    let (mut relocs, mut relro, mut hot) = (0, 0, 0);
+    let c_str = |at: usize| {
+        let end = f[at..].iter().position(|&b| b == 0).unwrap();
+        &f[at..at + end]
+    };
+    let mut l = Layout {
+        relocs: 0,
+        relro: 0,
+        hot: 0,
+        functions: Vec::new(),
+    };
     for i in 0..shnum {
         let h = header(i);
-        let at = names + u32_at(h);
-        let end = f[at..].iter().position(|&b| b == 0).unwrap();
-        let size = u64_at(h + 0x20);
-        match &f[at..at + end] {
-            b".rela.dyn" => relocs += size / 24,
-            b".data.rel.ro" => relro += size,
-            b".text.hot" => hot += size,
+        let (offset, size) = (u64_at(h + 0x18) as usize, u64_at(h + 0x20));
+        match c_str(names + u32_at(h)) {
+            b".rela.dyn" => l.relocs += size / 24,
+            b".data.rel.ro" => l.relro += size,
+            b".text.hot" => l.hot += size,
             _ => {}
         }
+        // SHT_SYMTAB: 24-byte entries, their names in the section `sh_link` names.
+        if u32_at(h + 4) == 2 {
+            let strtab = u64_at(header(u32_at(h + 0x28)) + 0x18) as usize;
+            for e in (offset..offset + size as usize).step_by(24) {
+                // STT_FUNC
+                if f[e + 4] & 0xf == 2 {
+                    l.functions.push(String::from_utf8_lossy(c_str(strtab + u32_at(e))).into_owned());
+                }
+            }
+        }
     }
-    (relocs, relro, hot)
+    l
+}
+
+/// The function names link/hot-text.ld lists (`*(.text.NAME …)`), and how many of them name no
+/// function of `functions`: a list gone stale as the code changed (`make hot-text` rewrites it).
+fn hot_text_stale(script: &str, functions: &[String]) -> (usize, usize) {
+    let names: Vec<&str> = script
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("*(.text."))
+        .map(|l| l.split([' ', ')']).next().unwrap_or(""))
+        .collect();
+    let stale = names.iter().filter(|n| !functions.iter().any(|f| glob(n, f))).count();
+    (names.len(), stale)
+}
+
+/// Whether `name` fits `pattern`, whose only wildcard is `*` (any run of characters).
+fn glob(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
 }
 
 /// A tier directory with links to the gate and a tiershim.yaml: `config`, with an operator's
@@ -467,8 +527,10 @@ fn main() {
     let (git_small_peak, heavy_peak) = (mib(&scope[1]), mib(&scope[6]));
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let verdict = |ok: bool| if ok { "within budget" } else { "over budget" };
-    let (relocs, relro, hot) = layout(&gate);
-    let (relro, hot) = (relro / 1024, hot / 1024);
+    let l = layout(&gate);
+    let (relocs, relro, hot) = (l.relocs, l.relro / 1024, l.hot / 1024);
+    let script = std::fs::read_to_string(root.join("link/hot-text.ld")).unwrap();
+    let (hot_names, hot_stale) = hot_text_stale(&script, &l.functions);
     let doc = format!(
         "# Performance\n\n\
          Written by `make bench` (benches/gate.rs); re-run it to refresh. Each call is a fork+exec+wait from the \
@@ -524,8 +586,9 @@ fn main() {
          functions a gated call runs (for eleven common calls, recorded by `make hot-text` under \
          callgrind) are placed together at the start of the code by a linker script (`link/hot-text.ld`, \
          {hot} KB in this build's `.text.hot`; build.rs), so a call touches about 30 pieces fewer than \
-         with the linker's own order. A stale list costs speed, never correctness: `.text.hot` shrinks, \
-         and the page faults above grow.\n\
+         with the linker's own order. A stale list costs speed, never correctness: of the {hot_names} \
+         functions it names, {hot_stale} are no function of this build (a name changed or a function \
+         went); rerun `make hot-text` when that grows, or after large changes.\n\
          - What the gate does itself is about 340,000 instructions for an allowed `docker ps` (callgrind, \
          up to the exec), half of them the relocation loop: the embedded policy's rules borrow the static \
          tables' strings (copying them had cost 150,000, freeing them 70,000; parsing the policy from JSON, \
