@@ -206,17 +206,14 @@ impl Pattern {
                 "`{original}`: a character class holds a non-ASCII character; write it as a literal"
             ));
         }
-        let fast = if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
-            None
-        } else {
-            Fast::of(&tokens)
-        };
+        // `**` alone matches everything.
+        let everything = tokens.len() == 1 && tokens[0] == Token::RecursivePrefix;
+        let fast = if everything { None } else { Fast::of(&tokens) };
         // A pattern of a fast shape is matched without its NFA: none is kept.
         let mut prog = vec![Inst::Match];
         let start = if fast.is_some() && !nfa {
             0
-        } else if tokens.len() == 1 && tokens[0] == Token::RecursivePrefix {
-            // `**` alone matches everything.
+        } else if everything {
             any_star(&mut prog, 0)
         } else {
             build(&tokens, 0, case_insensitive, &mut prog)
@@ -617,27 +614,12 @@ pub struct Set {
 
 impl Set {
     pub fn new(patterns: Vec<Pattern>) -> Result<Set, String> {
-        let mut by_literal = Vec::new();
-        let mut literals: Vec<&[u8]> = Vec::new();
-        let mut always = Vec::new();
-        for (i, p) in patterns.iter().enumerate() {
-            if p.literal.is_empty() {
-                always.push(i);
-            } else {
-                by_literal.push(i);
-                literals.push(&p.literal);
-            }
-        }
-        let ci = patterns.iter().any(|p| p.case_insensitive);
-        let prefilter = if literals.is_empty() {
+        let (always, by_literal): (Vec<usize>, Vec<usize>) = (0..patterns.len()).partition(|&i| patterns[i].literal.is_empty());
+        let prefilter = if by_literal.is_empty() {
             None
         } else {
             Some(
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                    .match_kind(MatchKind::Standard)
-                    .ascii_case_insensitive(ci)
-                    .build(&literals)
+                literal_index(&patterns, &by_literal, AhoCorasickKind::NoncontiguousNFA)
                     .map_err(|e| format!("cannot index the patterns: {e}"))?,
             )
         };
@@ -702,15 +684,7 @@ impl Set {
     /// 6,000 paths). Either finds the same literals.
     pub fn checker_for(&self, paths: usize) -> Checker<'_> {
         let dfa = if self.by_literal.len() <= 256 && paths >= 32 * self.by_literal.len() && self.prefilter.is_some() {
-            let literals: Vec<&[u8]> = self.by_literal.iter().map(|&i| self.patterns[i].literal.as_slice()).collect();
-            AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::DFA))
-                .match_kind(MatchKind::Standard)
-                .ascii_case_insensitive(self.patterns.iter().any(|p| p.case_insensitive))
-                // The paths are short: a prefilter's start-up costs more than it skips.
-                .prefilter(false)
-                .build(&literals)
-                .ok()
+            literal_index(&self.patterns, &self.by_literal, AhoCorasickKind::DFA).ok()
         } else {
             None
         };
@@ -721,6 +695,19 @@ impl Set {
             last: None,
         }
     }
+}
+
+/// An automaton finding the required literals of `patterns[by_literal]`, in that order (ASCII
+/// case aside when any pattern is case-insensitive): the NFA a [`Set`] keeps, or the DFA a
+/// [`Checker`] of many paths builds from the same literals.
+fn literal_index(patterns: &[Pattern], by_literal: &[usize], kind: AhoCorasickKind) -> Result<AhoCorasick, aho_corasick::BuildError> {
+    AhoCorasick::builder()
+        .kind(Some(kind))
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(patterns.iter().any(|p| p.case_insensitive))
+        // The DFA's paths are short: a prefilter's start-up costs more than it skips.
+        .prefilter(kind != AhoCorasickKind::DFA)
+        .build(by_literal.iter().map(|&i| &patterns[i].literal))
 }
 
 /// Checks paths against a [`Set`], remembering directory results.
