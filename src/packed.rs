@@ -14,13 +14,45 @@
 //! }
 //! ```
 //!
-//! Must not: hold anything but the lists and the `const fn`s that pack them.
+//! Also the few `const fn`s every table built at compile time needs (copy and compare bytes),
+//! which `grammar::opts` (inline option names) and `grammar::docker` (its command tree) use.
+//!
+//! Must not: hold anything but the lists and the `const fn`s that pack tables.
 
 /// A list of `K` strings, `N` bytes together.
 pub struct Words<const N: usize, const K: usize> {
     text: [u8; N],
     /// Where each string ends in `text`.
     ends: [u16; K],
+}
+
+/// Copy `from` into `to` at `at` (a `const fn` cannot use `copy_from_slice`).
+pub const fn put(to: &mut [u8], at: usize, from: &[u8]) {
+    let mut i = 0;
+    while i < from.len() {
+        to[at + i] = from[i];
+        i += 1;
+    }
+}
+
+/// Whether two byte strings are the same, in a `const fn`.
+pub const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The text of `bytes`, copied by a `const fn` from `&str`s whole: always UTF-8.
+pub fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
 }
 
 /// The length of `list`'s strings together: a [`Words`]' `N`.
@@ -65,11 +97,7 @@ impl<const N: usize, const K: usize> Words<N, K> {
     /// Write `s` as string `i`, from `at`; where it ends.
     const fn put(&mut self, i: usize, at: usize, s: &str) -> usize {
         let b = s.as_bytes();
-        let mut k = 0;
-        while k < b.len() {
-            self.text[at + k] = b[k];
-            k += 1;
-        }
+        put(&mut self.text, at, b);
         assert!(at + b.len() <= u16::MAX as usize, "a packed list longer than u16::MAX bytes");
         self.ends[i] = (at + b.len()) as u16;
         at + b.len()
@@ -86,8 +114,8 @@ impl<const N: usize, const K: usize> Words<N, K> {
 
     /// String `i` (empty past the end).
     pub fn get(&self, i: usize) -> &str {
-        // The text is the list's strings whole, one after another: every string is UTF-8.
-        std::str::from_utf8(self.bytes(i)).unwrap_or_default()
+        // The text is the list's strings whole, one after another.
+        text(self.bytes(i))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {

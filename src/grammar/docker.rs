@@ -1271,21 +1271,6 @@ const NO_ENTRY: Entry = Entry {
     node: Node::Cmd(0),
 };
 
-/// Whether two strings are the same, in a `const fn`.
-const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 impl<const O: usize, const C: usize, const E: usize> Tree<O, C, E> {
     const fn pack(top: &[(&str, Top)], compose: &[Sub]) -> Self {
         let mut t = Tree {
@@ -1351,7 +1336,7 @@ impl<const O: usize, const C: usize, const E: usize> Tree<O, C, E> {
         let mut i = 0;
         while i < self.cmds_len {
             let c = self.cmds[i];
-            if same(c.verb.as_bytes(), cmd.verb.as_bytes()) {
+            if crate::packed::same(c.verb.as_bytes(), cmd.verb.as_bytes()) {
                 assert!(
                     c.opts.len as usize == len && c.args as u8 == cmd.args as u8 && c.marks as u8 == cmd.marks as u8,
                     "two docker commands with one verb"

@@ -7,6 +7,8 @@
 //! It never guesses: an option it cannot place is an error unless the style says how the real
 //! tool treats it.
 
+use crate::packed::{put, text};
+
 /// How many values an option takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arity {
@@ -51,20 +53,6 @@ impl Opt {
             arity,
         }
     }
-}
-
-/// Copy `from` into `to` at `at` (a `const fn` cannot use `copy_from_slice`).
-const fn put(to: &mut [u8], at: usize, from: &[u8]) {
-    let mut i = 0;
-    while i < from.len() {
-        to[at + i] = from[i];
-        i += 1;
-    }
-}
-
-/// The text of `bytes`, which the constructors copied from a `&str` whole.
-fn text(bytes: &[u8]) -> &str {
-    std::str::from_utf8(bytes).unwrap_or_default()
 }
 
 /// An option's id, inline. The longest id of any table is 34 bytes; a longer one fails the
