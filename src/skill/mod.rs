@@ -260,7 +260,7 @@ pub fn named(dir: &Path, name: &str, location: &Location) -> (Vec<Candidate>, Ve
 
 /// A candidate when `path` is a regular file whose real location is inside `root`.
 fn vet(root: &Path, path: &Path, name: &str, layout: Layout, location: &Location, problems: &mut Vec<Problem>) -> Option<Candidate> {
-    let shown = path.display().to_string();
+    let shown = shown(path);
     let real = match std::fs::canonicalize(path) {
         Ok(r) => r,
         Err(e) => {
@@ -361,9 +361,7 @@ impl Reader {
             parsed,
         })
     }
-}
 
-impl Reader {
     /// A [`Need::Patterns`] read of `c` without the rest of a [`Skill`]: the path patterns and
     /// the findings about them (nothing at all for a file that cannot hold any).
     pub fn patterns(&mut self, c: &Candidate) -> Result<Parsed, Problem> {
@@ -388,8 +386,8 @@ impl Reader {
     }
 }
 
-/// The text of file `p`, read into `buf` (which stays allocated and zeroed from one file to
-/// the next): at most [`MAX_FILE`] bytes, UTF-8, without a byte order mark.
+/// The text of file `p`, read into `buf` (which stays allocated from one file to the next;
+/// only the bytes read this time are looked at): at most [`MAX_FILE`] bytes, UTF-8, without a byte order mark.
 fn read_text<'b>(p: &Path, buf: &'b mut Vec<u8>) -> Result<&'b str, String> {
     const LIMIT: usize = MAX_FILE as usize + 1;
     let mut f = std::fs::File::open(p).map_err(|e| format!("cannot read: {e}"))?;
